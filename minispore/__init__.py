@@ -1,0 +1,18 @@
+"""minispore: a dual-mode deep-learning runtime with a MindSpore-style API.
+
+    import minispore as ms
+    ms.set_context(mode=ms.PYNATIVE_MODE)   # eager: each op runs now, debuggable anywhere
+    ms.set_context(mode=ms.GRAPH_MODE)      # compiled: construct is traced, fused and compiled
+"""
+from .runtime import eager as _eager  # noqa: F401  (installs the eager interpreter)
+from .runtime.tensor import Tensor  # noqa: F401
+from .runtime.dtype import (Type, bool_, float16, float32, float64, int8, int16, int32,  # noqa: F401
+                            int64, uint8)
+from .runtime import dtype  # noqa: F401
+from . import context, ops, nn  # noqa: F401
+from .context import (COMPATIBLE, GRAPH_MODE, LAX, PYNATIVE_MODE, STRICT,  # noqa: F401
+                      get_context, set_context)
+from .nn.parameter import Parameter, ParameterTuple  # noqa: F401
+from .grad.api import GradOperation, grad, jvp, value_and_grad, vjp  # noqa: F401
+
+__version__ = "0.1.0"

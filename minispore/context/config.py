@@ -1,0 +1,69 @@
+"""set_context / get_context: execution mode, device, graph dumps, JIT syntax level.
+
+    >>> import minispore as ms
+    >>> ms.set_context(mode=ms.PYNATIVE_MODE, device_target="CPU")
+    >>> ms.get_context("mode") == ms.PYNATIVE_MODE
+    True
+"""
+GRAPH_MODE = 0
+PYNATIVE_MODE = 1
+STRICT = 0     # jit_syntax_level: a graph break raises
+COMPATIBLE = 1
+LAX = 2        # default: unsupported syntax falls back to the interpreter and is reported
+
+_DEVICES = ("CPU", "GPU")
+
+_context = {
+    "mode": PYNATIVE_MODE,
+    "device_target": "CPU",
+    "device_id": 0,
+    "save_graphs": False,
+    "save_graphs_path": ".",
+    "jit_syntax_level": LAX,
+    "jit_enable": True,
+}
+
+
+def _check_mode(value):
+    if value not in (GRAPH_MODE, PYNATIVE_MODE):
+        raise ValueError(f"set_context: mode must be ms.GRAPH_MODE (0) or ms.PYNATIVE_MODE (1), got {value!r}")
+
+
+def _check_device(value):
+    if value not in _DEVICES:
+        raise ValueError(f"set_context: device_target must be one of {_DEVICES}, got {value!r}")
+    from ..runtime import device
+    device.select(value)
+
+
+def _check_level(value):
+    if value not in (STRICT, COMPATIBLE, LAX):
+        raise ValueError(f"set_context: jit_syntax_level must be ms.STRICT, ms.COMPATIBLE or ms.LAX, got {value!r}")
+
+
+_VALIDATORS = {"mode": _check_mode, "device_target": _check_device, "jit_syntax_level": _check_level}
+
+
+def set_context(**kwargs):
+    """Set global execution options: mode, device_target, save_graphs, save_graphs_path,
+    jit_syntax_level, jit_enable (False runs every @jit / Graph-mode Cell eagerly)."""
+    for key, value in kwargs.items():
+        if key not in _context:
+            raise ValueError(f"set_context: unknown option {key!r}; known: {sorted(_context)}")
+        if key in _VALIDATORS:
+            _VALIDATORS[key](value)
+        if key == "save_graphs":
+            value = bool(value)
+        _context[key] = value
+
+
+def get_context(key):
+    """Value of one context option (see set_context)."""
+    if key not in _context:
+        raise ValueError(f"get_context: unknown option {key!r}; known: {sorted(_context)}")
+    return _context[key]
+
+
+def context_key():
+    """The part of the context a compiled executable depends on (part of its cache key)."""
+    return (_context["device_target"], _context["jit_syntax_level"])

@@ -1,0 +1,124 @@
+"""The tape: the backward graph that ops record while a differentiation transform is active.
+
+A recorded op becomes a `Node` whose `rule(*inputs, out, dout)` is the primitive's bprop
+(or a Cell's custom bprop, or a compiled function's backward). Tensors point to the node that
+produced them (`tensor._node`); a tensor with a node is *tracked*. An op is recorded only when
+`STATE.recording` is on (inside grad/value_and_grad/vjp/jvp) and one of its inputs is tracked,
+so plain eager code pays one attribute test per op.
+"""
+from contextlib import contextmanager
+from functools import partial
+
+from ..context.interpreter import STATE
+from ..runtime.tensor import Tensor
+
+
+class Node:
+    """One recorded op: `rule(*inputs, out, dout) -> grads` and the tensors it links."""
+
+    __slots__ = ("name", "rule", "inputs", "outputs", "multiple_results")
+
+    def __init__(self, name, rule, inputs, outputs, multiple_results=False):
+        self.name = name
+        self.rule = rule              # None for a leaf (a watched tensor)
+        self.inputs = inputs          # tuple of Tensors (saved for the rule)
+        self.outputs = outputs        # tuple of Tensors produced
+        self.multiple_results = multiple_results
+
+    def __repr__(self):
+        return f"<tape node {self.name}>"
+
+
+def is_tracked(x):
+    return isinstance(x, Tensor) and x._node is not None
+
+
+def record(prim, args, attrs, out):
+    """Append a node for `prim` if any input is tracked (called by `bind` while recording)."""
+    for a in args:
+        if isinstance(a, Tensor) and a._node is not None:
+            break
+    else:
+        return
+    inputs = tuple(a if isinstance(a, Tensor) else Tensor._wrap(a) for a in args)
+    outputs = tuple(out) if prim.multiple_results else (out,)
+    rule = partial(prim.bprop, **attrs) if attrs else prim.bprop
+    node = Node(prim.name, rule, inputs, outputs, prim.multiple_results)
+    for o in outputs:
+        o._node = node
+
+
+def record_custom(name, rule, inputs, outputs, multiple_results):
+    """Append a node with a hand-given backward rule (Cell.bprop, compiled functions)."""
+    if not STATE.recording or not any(is_tracked(a) for a in inputs):
+        return
+    node = Node(name, rule, tuple(inputs), tuple(outputs), multiple_results)
+    for o in node.outputs:
+        o._node = node
+
+
+def _identity_rule(x, out, dout):
+    return (dout,)
+
+
+def watch(x):
+    """A fresh tracked tensor with x's value, to differentiate with respect to.
+
+    If x is itself tracked by an enclosing transform, the new tensor is linked to it by an
+    identity node, so the enclosing transform differentiates through this one (higher order).
+    """
+    if not isinstance(x, Tensor):
+        raise TypeError(f"can only differentiate with respect to Tensors, got {type(x).__name__}")
+    w = Tensor._wrap(x._data)
+    if x._node is not None:
+        w._node = Node("watch", _identity_rule, (x,), (w,))
+    else:
+        w._node = Node("leaf", None, (), (w,))
+    return w
+
+
+@contextmanager
+def watching_parameters(params):
+    """Track Parameters (in place: they are shared objects) for the duration of the body."""
+    saved = [p._node for p in params]
+    for p in params:
+        if p._node is None:
+            p._node = Node("parameter", None, (), (p,))
+    try:
+        yield
+    finally:
+        for p, node in zip(params, saved):
+            p._node = node
+
+
+@contextmanager
+def recording():
+    """Record ops on the tape inside the body (nests: one level per transform)."""
+    STATE.recording += 1
+    try:
+        yield
+    finally:
+        STATE.recording -= 1
+
+
+@contextmanager
+def paused():
+    """Record nothing inside the body (e.g. optimizer updates, stop_gradient regions)."""
+    saved, STATE.recording = STATE.recording, 0
+    try:
+        yield
+    finally:
+        STATE.recording = saved
+
+
+def detach(x):
+    """Cut x (and tensors nested in tuples/lists/dicts) from the tape, in place."""
+    if isinstance(x, Tensor):
+        x._node = None
+    elif isinstance(x, (tuple, list)):
+        for v in x:
+            detach(v)
+    elif isinstance(x, dict):
+        for v in x.values():
+            detach(v)
+    return x

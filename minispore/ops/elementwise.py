@@ -1,0 +1,211 @@
+"""Elementwise primitives: unary, binary (broadcasting), comparisons, select, cast.
+
+Binary rules fold `dout` back to each input's shape with `F.sum_to` (broadcast reduction is
+written once). `expr` templates use {0}, {1}... for inputs and the helper names of the fused
+kernel preamble (exp, log, log1p, expm1, tanh, sigmoid, erf, sin, cos, where).
+"""
+import math
+
+import numpy as np
+import scipy.special
+
+from . import functional as F
+from . import infer as I
+from .primitive import Primitive
+
+
+def _float(x):
+    """Compute in float: integer/bool inputs to float ops become Float32 (MindSpore rule)."""
+    return x if x.dtype.kind == "f" else x.astype(np.float32)
+
+
+def no_grad(*inputs_out_dout, **attrs):
+    """bprop of a piecewise-constant op (comparisons, rounding): no gradient for any input."""
+    return (None,) * (len(inputs_out_dout) - 2)
+
+
+# ***** unary *****
+
+neg = Primitive("neg", infer=I.same, impl=lambda xp, x: xp.negative(x),
+                bprop=lambda x, out, dout: (-dout,), expr="-{0}")
+
+abs = Primitive("abs", infer=I.same, impl=lambda xp, x: xp.abs(x),
+                bprop=lambda x, out, dout: (dout * F.sign(x),), expr="abs({0})")
+
+exp = Primitive("exp", infer=I.float_unary, impl=lambda xp, x: xp.exp(_float(x)),
+                bprop=lambda x, out, dout: (dout * out,), expr="exp({0})")
+
+log = Primitive("log", infer=I.float_unary, impl=lambda xp, x: xp.log(_float(x)),
+                bprop=lambda x, out, dout: (dout / x,), expr="log({0})")
+
+log1p = Primitive("log1p", infer=I.float_unary, impl=lambda xp, x: xp.log1p(_float(x)),
+                  bprop=lambda x, out, dout: (dout / (x + 1),), expr="log1p({0})")
+
+expm1 = Primitive("expm1", infer=I.float_unary, impl=lambda xp, x: xp.expm1(_float(x)),
+                  bprop=lambda x, out, dout: (dout * (out + 1),), expr="expm1({0})")
+
+sqrt = Primitive("sqrt", infer=I.float_unary, impl=lambda xp, x: xp.sqrt(_float(x)),
+                 bprop=lambda x, out, dout: (dout / (out * 2),), expr="sqrt({0})")
+
+rsqrt = Primitive("rsqrt", infer=I.float_unary, impl=lambda xp, x: 1 / xp.sqrt(_float(x)),
+                  bprop=lambda x, out, dout: (dout * out * out * out * -0.5,), expr="1 / sqrt({0})")
+
+sin = Primitive("sin", infer=I.float_unary, impl=lambda xp, x: xp.sin(_float(x)),
+                bprop=lambda x, out, dout: (dout * F.cos(x),), expr="sin({0})")
+
+cos = Primitive("cos", infer=I.float_unary, impl=lambda xp, x: xp.cos(_float(x)),
+                bprop=lambda x, out, dout: (-dout * F.sin(x),), expr="cos({0})")
+
+tan = Primitive("tan", infer=I.float_unary, impl=lambda xp, x: xp.tan(_float(x)),
+                bprop=lambda x, out, dout: (dout * (out * out + 1),), expr="tan({0})")
+
+tanh = Primitive("tanh", infer=I.float_unary, impl=lambda xp, x: xp.tanh(_float(x)),
+                 bprop=lambda x, out, dout: (dout * (1 - out * out),), expr="tanh({0})")
+
+
+def _sigmoid_impl(xp, x):
+    x = _float(x)
+    # exp of -|x| never overflows; both halves of the select are then finite
+    e = xp.exp(-xp.abs(x))
+    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+
+sigmoid = Primitive("sigmoid", infer=I.float_unary, impl=_sigmoid_impl,
+                    bprop=lambda x, out, dout: (dout * out * (1 - out),), expr="sigmoid({0})")
+
+relu = Primitive("relu", infer=I.same, impl=lambda xp, x: xp.maximum(x, 0).astype(x.dtype, copy=False),
+                 # select on x > 0, not a product with a step: gradient 0 (not 1/2) at x == 0,
+                 # as PyTorch and MindSpore give
+                 bprop=lambda x, out, dout: (F.where(x > 0, dout, 0),),
+                 expr="where({0} > 0, {0}, 0)")
+
+_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
+
+
+def _erf_impl(xp, x):
+    x = _float(x)
+    if xp is np:
+        return scipy.special.erf(x)
+    import cupyx.scipy.special
+    return cupyx.scipy.special.erf(x)
+
+
+erf = Primitive("erf", infer=I.float_unary, impl=_erf_impl,
+                bprop=lambda x, out, dout: (dout * F.exp(-x * x) * _TWO_OVER_SQRT_PI,),
+                expr="erf({0})")
+
+sign = Primitive("sign", infer=I.same, impl=lambda xp, x: xp.sign(x), bprop=no_grad, expr="sign({0})")
+floor = Primitive("floor", infer=I.same, impl=lambda xp, x: xp.floor(x), bprop=no_grad, expr="floor({0})")
+ceil = Primitive("ceil", infer=I.same, impl=lambda xp, x: xp.ceil(x), bprop=no_grad, expr="ceil({0})")
+# numpy and MindSpore both round half to even
+round = Primitive("round", infer=I.same, impl=lambda xp, x: xp.round(x), bprop=no_grad, expr="rint({0})")
+logical_not = Primitive("logical_not", infer=I.compare, impl=lambda xp, x: xp.logical_not(x),
+                        bprop=no_grad, expr="not {0}")
+bitwise_not = Primitive("bitwise_not", infer=I.same, impl=lambda xp, x: xp.invert(x),
+                        bprop=no_grad, expr="~{0}")
+
+
+# ***** binary (inputs arrive with one dtype: ops.functional promotes first) *****
+
+add = Primitive("add", infer=I.broadcast, impl=lambda xp, x, y: xp.add(x, y),
+                bprop=lambda x, y, out, dout: (F.sum_to(dout, x.shape), F.sum_to(dout, y.shape)),
+                expr="{0} + {1}")
+
+sub = Primitive("sub", infer=I.broadcast, impl=lambda xp, x, y: xp.subtract(x, y),
+                bprop=lambda x, y, out, dout: (F.sum_to(dout, x.shape), F.sum_to(-dout, y.shape)),
+                expr="{0} - {1}")
+
+mul = Primitive("mul", infer=I.broadcast, impl=lambda xp, x, y: xp.multiply(x, y),
+                bprop=lambda x, y, out, dout: (F.sum_to(dout * y, x.shape),
+                                               F.sum_to(dout * x, y.shape)),
+                expr="{0} * {1}")
+
+
+def _div_impl(xp, x, y):
+    out = xp.true_divide(x, y)
+    return out if x.dtype.kind == "f" else out.astype(np.float32)  # int / int -> Float32
+
+
+div = Primitive("div", infer=I.broadcast_float, impl=_div_impl,
+                bprop=lambda x, y, out, dout: (F.sum_to(dout / y, x.shape),
+                                               F.sum_to(-dout * out / y, y.shape)),
+                expr="{0} / {1}")
+
+floor_div = Primitive("floor_div", infer=I.broadcast, impl=lambda xp, x, y: xp.floor_divide(x, y),
+                      bprop=no_grad, expr="floor({0} / {1})")
+
+floor_mod = Primitive("floor_mod", infer=I.broadcast, impl=lambda xp, x, y: xp.mod(x, y),
+                      bprop=lambda x, y, out, dout: (F.sum_to(dout, x.shape),
+                                                     F.sum_to(-dout * F.floor_div(x, y), y.shape)),
+                      expr="{0} - floor({0} / {1}) * {1}")
+
+
+def _pow_bprop(x, y, out, dout):
+    dx = dout * y * F.pow(x, y - 1)
+    # d/dy x**y = out * log(x), defined for x > 0 (0 elsewhere, as PyTorch/MindSpore give)
+    dy = dout * out * F.log(F.where(x > 0, x, 1))
+    return F.sum_to(dx, x.shape), F.sum_to(dy, y.shape)
+
+
+pow = Primitive("pow", infer=I.broadcast, impl=lambda xp, x, y: xp.power(x, y),
+                bprop=_pow_bprop, expr="{0} ** {1}")
+
+maximum = Primitive("maximum", infer=I.broadcast, impl=lambda xp, x, y: xp.maximum(x, y),
+                    bprop=lambda x, y, out, dout: (F.sum_to(F.where(x >= y, dout, 0), x.shape),
+                                                   F.sum_to(F.where(x >= y, 0, dout), y.shape)),
+                    expr="max({0}, {1})")
+
+minimum = Primitive("minimum", infer=I.broadcast, impl=lambda xp, x, y: xp.minimum(x, y),
+                    bprop=lambda x, y, out, dout: (F.sum_to(F.where(x <= y, dout, 0), x.shape),
+                                                   F.sum_to(F.where(x <= y, 0, dout), y.shape)),
+                    expr="min({0}, {1})")
+
+
+# ***** comparisons and logic: Bool results, no gradient *****
+
+def _compare(name, ufunc, symbol):
+    return Primitive(name, infer=I.compare, impl=lambda xp, x, y: getattr(xp, ufunc)(x, y),
+                     bprop=no_grad, expr=f"{{0}} {symbol} {{1}}")
+
+
+equal = _compare("equal", "equal", "==")
+not_equal = _compare("not_equal", "not_equal", "!=")
+less = _compare("less", "less", "<")
+less_equal = _compare("less_equal", "less_equal", "<=")
+greater = _compare("greater", "greater", ">")
+greater_equal = _compare("greater_equal", "greater_equal", ">=")
+logical_and = _compare("logical_and", "logical_and", "and")
+logical_or = _compare("logical_or", "logical_or", "or")
+logical_xor = _compare("logical_xor", "logical_xor", "!=")
+
+
+# ***** select, cast, identity *****
+
+def _select_infer(c, x, y):
+    if c.dtype.kind != "b":
+        raise I.OpTypeError(f"condition must be a Bool tensor, got {c}")
+    out = I.broadcast(x, y)
+    return I.Aval(I.broadcast_shapes(c.shape, out.shape), out.dtype)
+
+
+select = Primitive("select", infer=_select_infer, impl=lambda xp, c, x, y: xp.where(c, x, y),
+                   bprop=lambda c, x, y, out, dout: (
+                       None,
+                       F.sum_to(F.where(c, dout, 0), x.shape),
+                       F.sum_to(F.where(c, 0, dout), y.shape)),
+                   expr="where({0}, {1}, {2})")
+
+
+def _cast_bprop(x, out, dout, dtype):
+    return (F.cast(dout, x.dtype) if x.dtype.is_float else None,)
+
+
+cast = Primitive("cast", infer=lambda x, dtype: I.Aval(x.shape, dtype),
+                 impl=lambda xp, x, dtype: x.astype(dtype), bprop=_cast_bprop,
+                 expr="{dtype}({0})")
+
+identity = Primitive("identity", infer=I.same, impl=lambda xp, x: x.copy(),
+                     bprop=lambda x, out, dout: (dout,), expr="{0}")
+
+stop_gradient = Primitive("stop_gradient", infer=I.same, impl=lambda xp, x: x,
+                          bprop=lambda x, out, dout: (None,), expr="{0}")

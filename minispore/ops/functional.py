@@ -1,0 +1,548 @@
+"""The functional API, `minispore.ops.<name>`.
+
+Every primitive in the table is exported here under its name (`ops.exp`, `ops.matmul`...).
+The functions below add what a user-facing signature needs on top of a primitive: MindSpore's
+dtype promotion for binary ops, axis normalisation, -1 in shapes, vectors in matmul; and the
+composites (mean, softmax, losses...) that are exact as compositions of primitives and so need
+no derivative of their own.
+"""
+import builtins
+
+import numpy as np
+
+from ..runtime import device
+from ..runtime.dtype import promote_np, scalar_np_dtype, to_np
+from ..runtime.tensor import Tensor
+from .primitive import REGISTRY, bind
+
+_py_max, _py_sum = builtins.max, builtins.sum  # shadowed below by ops.max / ops.sum
+
+
+def _np_dtype_of(x):
+    return x._data.dtype if isinstance(x, Tensor) else getattr(x, "dtype", None)
+
+
+def _to_dtype(x, dtype):
+    if isinstance(x, Tensor):
+        return x if x._data.dtype == dtype else bind(REGISTRY["cast"], x, dtype=dtype)
+    return device.xp().asarray(x, dtype=dtype)
+
+
+def promote(x, y):
+    """x and y converted to their common dtype (MindSpore's rules, see runtime.dtype)."""
+    dx, dy = _np_dtype_of(x), _np_dtype_of(y)
+    if dx is not None and dy is not None:
+        target = promote_np(dx, dy)
+    elif dx is not None:
+        target = scalar_np_dtype(dx, y)
+    elif dy is not None:
+        target = scalar_np_dtype(dy, x)
+    else:
+        x, y = Tensor(x), Tensor(y)
+        target = promote_np(x._data.dtype, y._data.dtype)
+    return _to_dtype(x, target), _to_dtype(y, target)
+
+
+def _binary(prim):
+    def op(x, y):
+        if not (isinstance(x, Tensor) and isinstance(y, Tensor) and x._data.dtype == y._data.dtype):
+            x, y = promote(x, y)
+        return bind(prim, x, y)
+    op.__name__ = op.__qualname__ = prim.name
+    op.__doc__ = f"Elementwise {prim.name} with broadcasting and dtype promotion."
+    return op
+
+
+# Every primitive is an op under its own name; the definitions below refine some of them.
+globals().update(REGISTRY)
+from . import array, elementwise, linalg, reduce  # noqa: E402,F401  (fill the registry)
+globals().update(REGISTRY)
+
+for _name in ("add", "sub", "mul", "div", "floor_div", "floor_mod", "pow", "maximum", "minimum",
+              "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+              "logical_and", "logical_or", "logical_xor"):
+    globals()[_name] = _binary(REGISTRY[_name])
+
+subtract, multiply, divide, true_divide, floor_divide = sub, mul, div, div, floor_div
+ne, eq, lt, le, gt, ge = not_equal, equal, less, less_equal, greater, greater_equal
+
+
+# ***** tensor creation (concrete constants, also while tracing) *****
+
+def _shape_tuple(shape):
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(s) for s in shape)
+
+
+def zeros(shape, dtype=None):
+    """ops.zeros((2, 3), ms.float32)"""
+    return Tensor._wrap(device.xp().zeros(_shape_tuple(shape), to_np(dtype) or np.float32))
+
+
+def ones(shape, dtype=None):
+    return Tensor._wrap(device.xp().ones(_shape_tuple(shape), to_np(dtype) or np.float32))
+
+
+def full(shape, fill_value, dtype=None):
+    dtype = to_np(dtype) or (np.float32 if isinstance(fill_value, float) else None)
+    return Tensor._wrap(device.xp().full(_shape_tuple(shape), fill_value, dtype))
+
+
+def zeros_like(x, dtype=None):
+    return Tensor._wrap(device.xp().zeros(tuple(x.shape), to_np(dtype) or _np_dtype_of(x)))
+
+
+def ones_like(x, dtype=None):
+    return Tensor._wrap(device.xp().ones(tuple(x.shape), to_np(dtype) or _np_dtype_of(x)))
+
+
+def fill_like(x, value):
+    """A tensor shaped and typed like x filled with value."""
+    return Tensor._wrap(device.xp().full(tuple(x.shape), value, _np_dtype_of(x)))
+
+
+def arange(start=0, end=None, step=1, dtype=None):
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        dtype = np.int64 if all(isinstance(v, (int, np.integer)) for v in (start, end, step)) else np.float32
+    return Tensor._wrap(device.xp().arange(start, end, step, dtype=to_np(dtype)))
+
+
+def linspace(start, end, steps, dtype=None):
+    return Tensor._wrap(device.xp().linspace(float(start), float(end), int(steps)).astype(to_np(dtype) or np.float32))
+
+
+def eye(n, m=None, dtype=None):
+    return Tensor._wrap(device.xp().eye(n, m, dtype=to_np(dtype) or np.float32))
+
+
+# ***** dtype, selection, clipping *****
+
+def cast(x, dtype):
+    """x converted to `dtype` (a minispore or numpy dtype)."""
+    dtype = to_np(dtype)
+    x = x if isinstance(x, Tensor) else Tensor(x)
+    if x._data.dtype == dtype:
+        return x
+    return bind(REGISTRY["cast"], x, dtype=dtype)
+
+
+def where(condition, x, y):
+    """Elementwise `x if condition else y`, broadcasting all three."""
+    x, y = promote(x, y)
+    if not isinstance(condition, Tensor):
+        condition = Tensor(np.asarray(condition, dtype=np.bool_))
+    return bind(REGISTRY["select"], condition, x, y)
+
+
+select = where
+
+
+def clip(x, xmin=None, xmax=None):
+    """Values of x limited to [xmin, xmax] (either may be None)."""
+    if xmin is not None:
+        x = maximum(x, xmin)
+    if xmax is not None:
+        x = minimum(x, xmax)
+    return x
+
+
+clamp = clip_by_value = clip
+
+
+def square(x):
+    return mul(x, x)
+
+
+def reciprocal(x):
+    return div(1.0, x)
+
+
+def softplus(x, beta=1, threshold=20):
+    """log(1 + exp(beta x)) / beta, computed without overflow."""
+    bx = mul(x, beta) if beta != 1 else x
+    out = add(maximum(bx, 0.0), log1p(exp(neg(abs(bx)))))
+    return div(out, beta) if beta != 1 else out
+
+
+def gelu(x, approximate="none"):
+    """GELU; approximate='tanh' uses the tanh formula, 'none' the exact erf one."""
+    if approximate == "tanh":
+        inner = mul(add(x, mul(pow(x, 3.0), 0.044715)), float(np.sqrt(2 / np.pi)))
+        return mul(mul(x, 0.5), add(tanh(inner), 1.0))
+    return mul(mul(x, 0.5), add(erf(mul(x, float(1 / np.sqrt(2)))), 1.0))
+
+
+def silu(x):
+    return mul(x, sigmoid(x))
+
+
+def stop_gradient(x):
+    """x, with no gradient flowing back through it."""
+    return bind(REGISTRY["stop_gradient"], x)
+
+
+# ***** reductions *****
+
+def normalize_axes(axis, ndim):
+    """None (all axes) or a sorted tuple of non-negative axes; () means all, as in MindSpore."""
+    if axis is None or axis == ():
+        return None
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    from .infer import normalize_axis
+    return tuple(sorted({normalize_axis(int(a), ndim) for a in axes}))
+
+
+def _reduction(name, doc):
+    prim = REGISTRY[name]
+
+    def op(x, axis=None, keep_dims=False, *, keepdims=None):
+        x = x if isinstance(x, Tensor) else Tensor(x)
+        keep = keep_dims if keepdims is None else keepdims
+        return bind(prim, x, axis=normalize_axes(axis, x.ndim), keep_dims=bool(keep))
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc
+    return op
+
+
+sum = reduce_sum = _reduction("reduce_sum", "Sum over `axis` (None or () = all axes).")
+amax = reduce_max = _reduction("reduce_max", "Maximum over `axis`.")
+amin = reduce_min = _reduction("reduce_min", "Minimum over `axis`.")
+prod = reduce_prod = _reduction("reduce_prod", "Product over `axis`.")
+all = reduce_all = _reduction("reduce_all", "Logical and over `axis`.")
+any = reduce_any = _reduction("reduce_any", "Logical or over `axis`.")
+
+
+def _count(x, axes):
+    shape = x.shape
+    return int(np.prod([shape[a] for a in axes] if axes is not None else shape, dtype=np.int64))
+
+
+def mean(x, axis=None, keep_dims=False, *, keepdims=None):
+    """Arithmetic mean over `axis`."""
+    x = x if isinstance(x, Tensor) else Tensor(x)
+    keep = keep_dims if keepdims is None else keepdims
+    axes = normalize_axes(axis, x.ndim)
+    if not x.dtype.is_float:
+        x = cast(x, np.float32)
+    return div(sum(x, axes, keep), float(_py_max(_count(x, axes), 1)))
+
+
+reduce_mean = mean
+
+
+def var(x, axis=None, ddof=0, keep_dims=False):
+    axes = normalize_axes(axis, x.ndim)
+    centered = sub(x, mean(x, axes, True))
+    return div(sum(mul(centered, centered), axes, keep_dims), float(_py_max(_count(x, axes) - ddof, 1)))
+
+
+def std(x, axis=None, ddof=0, keep_dims=False):
+    return sqrt(var(x, axis, ddof, keep_dims))
+
+
+def norm(x, ord=None, axis=None, keep_dims=False):
+    """Vector 2-norm (ord None/2), 1-norm, or inf-norm over `axis`."""
+    if ord in (None, 2, "fro"):
+        return sqrt(sum(mul(x, x), axis, keep_dims))
+    if ord == 1:
+        return sum(abs(x), axis, keep_dims)
+    if ord == float("inf"):
+        return amax(abs(x), axis, keep_dims)
+    raise ValueError(f"ops.norm: ord={ord!r} is not supported (None, 1, 2, inf)")
+
+
+def logsumexp(x, axis=None, keep_dims=False):
+    axes = normalize_axes(axis, x.ndim)
+    # shifting by the max keeps exp in range and does not change the value or the gradient
+    shift = stop_gradient(amax(x, axes, True))
+    out = add(log(sum(exp(sub(x, shift)), axes, True)), shift)
+    return out if keep_dims else squeeze(out, axes)
+
+
+def argmax(x, axis=None, keepdims=False, *, dim=None, keepdim=None, output_type=np.int64):
+    """Index of the maximum along `dim`/`axis` (None: of the flattened tensor)."""
+    return _arg("argmax", x, axis if dim is None else dim, keepdims if keepdim is None else keepdim, output_type)
+
+
+def argmin(x, axis=None, keepdims=False, *, dim=None, keepdim=None, output_type=np.int64):
+    return _arg("argmin", x, axis if dim is None else dim, keepdims if keepdim is None else keepdim, output_type)
+
+
+def _arg(name, x, axis, keep, dtype):
+    if axis is not None:
+        from .infer import normalize_axis
+        axis = normalize_axis(int(axis), x.ndim)
+    return bind(REGISTRY[name], x, axis=axis, keep_dims=bool(keep), dtype=to_np(dtype))
+
+
+def max(x, axis=None, keepdims=False, *, keep_dims=None):
+    """(values, indices) of the maximum along `axis` (MindSpore's ops.max); ops.amax gives values."""
+    keep = keepdims if keep_dims is None else keep_dims
+    if axis is None:
+        return amax(x, None, keep), argmax(x, None, keep)
+    return amax(x, axis, keep), argmax(x, axis, keep)
+
+
+def min(x, axis=None, keepdims=False, *, keep_dims=None):
+    """(values, indices) of the minimum along `axis`."""
+    keep = keepdims if keep_dims is None else keep_dims
+    if axis is None:
+        return amin(x, None, keep), argmin(x, None, keep)
+    return amin(x, axis, keep), argmin(x, axis, keep)
+
+
+def cumsum(x, axis, dtype=None, *, reverse=False):
+    from .infer import normalize_axis
+    out = bind(REGISTRY["cumsum"], x, axis=normalize_axis(int(axis), x.ndim), reverse=reverse)
+    return out if dtype is None else cast(out, dtype)
+
+
+# ***** shapes *****
+
+def sum_to(x, shape):
+    """Sum x down to `shape` (the inverse of broadcasting; used by every binary bprop)."""
+    shape = tuple(shape)
+    if tuple(x.shape) == shape:
+        return x
+    lead = x.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
+                                      if s == 1 and x.shape[i + lead] != 1)
+    if axes:
+        x = bind(REGISTRY["reduce_sum"], x, axis=axes, keep_dims=True)
+    return reshape(x, shape) if tuple(x.shape) != shape else x
+
+
+def reshape(x, shape):
+    """x with a new shape; one entry may be -1."""
+    x = x if isinstance(x, Tensor) else Tensor(x)
+    shape = _shape_tuple(shape)
+    if -1 in shape:
+        known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+        if shape.count(-1) > 1 or known == 0 or x.size % known:
+            raise ValueError(f"ops.reshape: cannot reshape {x.shape} into {shape}")
+        shape = tuple(x.size // known if s == -1 else s for s in shape)
+    if tuple(x.shape) == shape:
+        return x
+    return bind(REGISTRY["reshape"], x, shape=shape)
+
+
+def transpose(x, input_perm):
+    perm = tuple(int(p) % _py_max(x.ndim, 1) for p in input_perm)
+    if perm == tuple(range(x.ndim)):
+        return x
+    return bind(REGISTRY["transpose"], x, perm=perm)
+
+
+permute = transpose
+
+
+def swap_last_axes(x):
+    perm = list(range(x.ndim))
+    perm[-1], perm[-2] = perm[-2], perm[-1]
+    return transpose(x, perm)
+
+
+def swapaxes(x, axis0, axis1):
+    perm = list(range(x.ndim))
+    perm[axis0], perm[axis1] = perm[axis1], perm[axis0]
+    return transpose(x, perm)
+
+
+def expand_dims(x, axis):
+    axis = int(axis)
+    if not -x.ndim - 1 <= axis <= x.ndim:
+        raise ValueError(f"ops.expand_dims: axis {axis} is out of range for a tensor of rank {x.ndim}")
+    axis = axis % (x.ndim + 1)
+    shape = list(x.shape)
+    shape.insert(axis, 1)
+    return reshape(x, shape)
+
+
+unsqueeze = expand_dims
+
+
+def squeeze(x, axis=None):
+    shape = x.shape
+    if axis is None:
+        return reshape(x, [s for s in shape if s != 1])
+    axes = normalize_axes(axis, x.ndim) or ()
+    for a in axes:
+        if shape[a] != 1:
+            raise ValueError(f"ops.squeeze: axis {a} of shape {shape} has size {shape[a]}, not 1")
+    return reshape(x, [s for i, s in enumerate(shape) if i not in axes])
+
+
+def flatten(x, order="C", *, start_dim=1, end_dim=-1):
+    """Merge axes start_dim..end_dim into one (MindSpore default: all but the batch axis)."""
+    if x.ndim == 0:
+        return reshape(x, (1,))
+    start, end = start_dim % x.ndim, end_dim % x.ndim
+    shape = x.shape
+    return reshape(x, shape[:start] + (-1,) + shape[end + 1:])
+
+
+def broadcast_to(x, shape):
+    shape = _shape_tuple(shape)
+    shape = tuple(x.shape[i - (len(shape) - x.ndim)] if s == -1 else s for i, s in enumerate(shape))
+    if tuple(x.shape) == shape:
+        return x
+    return bind(REGISTRY["broadcast_to"], x, shape=shape)
+
+
+def concat(tensors, axis=0):
+    """Join tensors along an existing axis."""
+    tensors = [t if isinstance(t, Tensor) else Tensor(t) for t in tensors]
+    if len(tensors) == 1:
+        return tensors[0]
+    return bind(REGISTRY["concat"], *tensors, axis=int(axis))
+
+
+cat = concat
+
+
+def stack(tensors, axis=0):
+    """Join tensors along a new axis."""
+    return concat([expand_dims(t, axis) for t in tensors], axis)
+
+
+def slice_axis(x, axis, start, stop):
+    """x[..., start:stop, ...] on one axis."""
+    index = [slice(None)] * x.ndim
+    index[axis] = slice(start, stop)
+    return getitem(x, tuple(index))
+
+
+def split(x, split_size_or_sections, axis=0):
+    """Split along `axis` into equal chunks of a size, or into the given section sizes."""
+    size = x.shape[axis]
+    if isinstance(split_size_or_sections, (int, np.integer)):
+        step = int(split_size_or_sections)
+        sections = [step] * (size // step) + ([size % step] if size % step else [])
+    else:
+        sections = list(split_size_or_sections)
+    if _py_sum(sections) != size:
+        raise ValueError(f"ops.split: sections {sections} do not add up to axis {axis} of size {size}")
+    out, start = [], 0
+    for s in sections:
+        out.append(slice_axis(x, axis, start, start + s))
+        start += s
+    return tuple(out)
+
+
+def tile(x, multiples):
+    """x repeated `multiples` times along each axis."""
+    multiples = _shape_tuple(multiples)
+    x = reshape(x, (1,) * (len(multiples) - x.ndim) + tuple(x.shape)) if len(multiples) > x.ndim else x
+    multiples = (1,) * (x.ndim - len(multiples)) + multiples
+    interleaved = [d for s in x.shape for d in (1, s)]
+    target = [d for m, s in zip(multiples, x.shape) for d in (m, s)]
+    return reshape(broadcast_to(reshape(x, interleaved), target), [m * s for m, s in zip(multiples, x.shape)])
+
+
+def pad(x, paddings, value=0):
+    paddings = tuple((int(a), int(b)) for a, b in paddings)
+    return bind(REGISTRY["pad"], x, paddings=paddings, value=value)
+
+
+def getitem(x, index):
+    """x[index] (ints, slices, None, ..., integer/bool tensors and lists)."""
+    from .indexing import parse_index
+    spec, tensors = parse_index(index)
+    return bind(REGISTRY["getitem"], x, *tensors, index=spec)
+
+
+def setitem(x, index, value):
+    """A copy of x with x[index] = value (Tensor.__setitem__ adopts it in place)."""
+    from .indexing import parse_index
+    spec, tensors = parse_index(index)
+    value = _to_dtype(value, x._data.dtype)
+    return bind(REGISTRY["setitem"], x, value, *tensors, index=spec)
+
+
+def gather(input_params, input_indices, axis, batch_dims=0):
+    """Slices of input_params at `input_indices` along `axis` (MindSpore's ops.gather)."""
+    if batch_dims:
+        raise NotImplementedError("ops.gather: batch_dims > 0 is not supported")
+    index = (slice(None),) * (axis % input_params.ndim) + (input_indices,)
+    return getitem(input_params, index)
+
+
+def gather_elements(x, dim, index):
+    """out[i][j] = x[index[i][j]][j] for dim 0 (numpy's take_along_axis)."""
+    return bind(REGISTRY["take_along_axis"], x, index, axis=dim % x.ndim)
+
+
+def one_hot(indices, depth, on_value=1.0, off_value=0.0, axis=-1):
+    """One-hot encoding: depth entries along a new last axis (Float32 by default)."""
+    hit = equal(expand_dims(indices, -1), arange(int(depth), dtype=_np_dtype_of(indices)))
+    out = where(hit, Tensor(on_value, np.float32) if isinstance(on_value, float) else on_value,
+                Tensor(off_value, np.float32) if isinstance(off_value, float) else off_value)
+    return out if axis == -1 else swapaxes(out, -1, axis)
+
+
+def sort(x, axis=-1, descending=False):
+    """(values, indices) sorted along `axis` (stable)."""
+    return bind(REGISTRY["sort"], x, axis=axis % x.ndim, descending=bool(descending))
+
+
+def topk(x, k, dim=-1, largest=True, sorted=True):
+    """(values, indices) of the k largest (or smallest) entries along `dim`."""
+    values, indices = sort(x, dim, descending=largest)
+    return slice_axis(values, dim % x.ndim, 0, k), slice_axis(indices, dim % x.ndim, 0, k)
+
+
+def matmul(x, y):
+    """Matrix product with numpy's rules for vectors and batch broadcasting."""
+    x = x if isinstance(x, Tensor) else Tensor(x)
+    y = y if isinstance(y, Tensor) else Tensor(y)
+    if x._data.dtype != y._data.dtype:
+        x, y = promote(x, y)
+    if x.ndim == 1 and y.ndim == 1:
+        return reshape(bind(REGISTRY["matmul"], reshape(x, (1, -1)), reshape(y, (-1, 1))), ())
+    if x.ndim == 1:
+        out = bind(REGISTRY["matmul"], expand_dims(x, 0), y)
+        return squeeze(out, -2)
+    if y.ndim == 1:
+        out = bind(REGISTRY["matmul"], x, expand_dims(y, -1))
+        return squeeze(out, -1)
+    return bind(REGISTRY["matmul"], x, y)
+
+
+def bmm(x, y):
+    """Batched matrix product of (..., n, k) and (..., k, m)."""
+    return matmul(x, y)
+
+
+def dot(x, y):
+    return matmul(x, y)
+
+
+def outer(x, y):
+    return mul(expand_dims(x, -1), expand_dims(y, 0))
+
+
+def isclose(x, y, rtol=1e-5, atol=1e-8):
+    return less_equal(abs(sub(x, y)), add(mul(abs(y), rtol), atol))
+
+
+def is_tensor(x):
+    return isinstance(x, Tensor)
+
+
+def shape(x):
+    return tuple(x.shape)
+
+
+def rank(x):
+    return x.ndim
+
+
+def size(x):
+    return x.size
+
+
+from .nn import *  # noqa: E402,F401,F403  (nn primitives and composites: conv, pool, softmax, losses)
+from .state import assign, assign_add, assign_sub, depend  # noqa: E402,F401

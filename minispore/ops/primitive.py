@@ -1,0 +1,148 @@
+"""The primitive table: every computation in minispore is a row here.
+
+A row is `Primitive(name, infer=..., impl=..., bprop=..., [expr=..., jvp=..., ...])`:
+
+* ``infer(*avals, **attrs) -> Aval | tuple[Aval]`` — the shape/dtype rule on abstract values
+  (`Aval(shape, dtype)`, dtype a numpy dtype). Used by the tracer (Graph mode) and to explain
+  a failing eager op. Raise `OpError` subclasses with a message naming what is wrong.
+* ``impl(xp, *arrays, **attrs) -> array | tuple`` — the computation, written against the array
+  namespace `xp` (numpy on CPU, CuPy on GPU) so one line serves both devices.
+* ``bprop(*inputs, out, dout, **attrs) -> tuple`` — the backward rule in MindSpore's argument
+  order, written only with `minispore.ops` calls, one gradient per input (`None`: no gradient).
+  Because it is made of ops, the same rule runs eagerly (PyNative), is traced into the graph
+  (Graph mode), and is recorded again for higher-order gradients.
+* ``expr`` (elementwise ops) — a scalar template such as ``"tanh({0})"`` for fused kernels.
+* ``jvp`` (optional) — forward-mode rule ``jvp(*inputs, tangents, out, **attrs)``; without it,
+  forward mode is derived from `bprop` (the double-vjp trick).
+* ``multiple_results`` — impl returns a tuple; ``dout`` in bprop is then a tuple too.
+* ``effect`` — writes state (assign): never removed or reordered by graph passes.
+
+Array data is positional, static attributes are keywords (hashable: they are part of graph
+cache keys). Calling a primitive binds it to the current interpreter: `prim(x, y, axis=0)`.
+"""
+import os
+import sys
+from typing import NamedTuple
+
+import numpy as np
+
+from ..context.interpreter import STATE
+
+REGISTRY = {}
+
+
+class Aval(NamedTuple):
+    """Abstract value: what the tracer knows about a tensor (no values)."""
+    shape: tuple
+    dtype: np.dtype
+
+    def __str__(self):
+        from ..runtime.dtype import from_np
+        return f"{from_np(self.dtype)}{list(self.shape)}"
+
+
+class OpError(Exception):
+    """Bad input to an op. The message names the op, the input shapes/dtypes and user's line."""
+
+
+class OpShapeError(OpError, ValueError):
+    pass
+
+
+class OpTypeError(OpError, TypeError):
+    pass
+
+
+class Primitive:
+    """One row of the primitive table (see the module docstring)."""
+
+    def __init__(self, name, *, infer, impl, bprop, expr=None, jvp=None,
+                 multiple_results=False, effect=False, doc=None):
+        if name in REGISTRY:
+            raise ValueError(f"primitive {name!r} is defined twice")
+        self.name = self.__name__ = name
+        self.infer = infer
+        self.impl = impl
+        self.bprop = bprop
+        self.expr = expr
+        self.jvp = jvp
+        self.multiple_results = multiple_results
+        self.effect = effect
+        self.__doc__ = doc
+        REGISTRY[name] = self
+
+    def __call__(self, *args, **attrs):
+        return bind(self, *args, **attrs)
+
+    def __repr__(self):
+        return f"<primitive {self.name}>"
+
+    def explain_failure(self, args, attrs, error):
+        """The OpError to raise when this primitive failed on `args`: the shape/dtype rule's
+        complaint if it has one, otherwise `error` restated with the inputs."""
+        avals = [aval_of(a) for a in args]
+        try:
+            self.infer(*avals, **attrs)
+        except OpError as e:
+            return type(e)(with_context(self.name, avals, attrs, str(e)))
+        except Exception:  # the rule itself choked on bad input: report the original error
+            pass
+        cls = OpTypeError if isinstance(error, TypeError) else OpShapeError
+        return cls(with_context(self.name, avals, attrs, f"{type(error).__name__}: {error}"))
+
+
+def bind(prim, *args, **attrs):
+    """Run `prim` in the current interpreter; record it on the tape if gradients are wanted."""
+    out = STATE.interp.process(prim, args, attrs)
+    if STATE.recording:
+        tape.record(prim, args, attrs, out)
+    return out
+
+
+def aval_of(x):
+    """Abstract value of a Tensor, array or Python scalar."""
+    data = getattr(x, "_data", x)
+    if isinstance(data, (bool, int, float)):
+        from ..runtime.dtype import default_np_dtype
+        return Aval((), default_np_dtype(data))
+    if data is None:
+        return Aval((), np.dtype(np.float32))
+    return Aval(tuple(data.shape), np.dtype(data.dtype))
+
+
+def with_context(op_name, avals, attrs, message):
+    """`message` prefixed with the op, followed by its inputs and the user's source line."""
+    inputs = ", ".join(str(a) for a in avals)
+    shown = {k: v for k, v in attrs.items() if v is not None}
+    attr_text = f" with {', '.join(f'{k}={v!r}' for k, v in shown.items())}" if shown else ""
+    where = user_frame_summary()
+    return (f"ops.{op_name}: {message}\n  inputs: ({inputs}){attr_text}"
+            + (f"\n  at {where}" if where else ""))
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_SKIP_DIRS = (_PACKAGE_DIR, os.path.dirname(os.__file__))
+
+
+def user_frame(skip_tests=False):
+    """The innermost stack frame outside minispore and the standard library."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not filename.startswith(_SKIP_DIRS) and not filename.startswith("<frozen"):
+            return frame
+        frame = frame.f_back
+    return None
+
+
+def user_frame_summary():
+    """'file.py:12: source text' for the user's line that led here, or ''."""
+    frame = user_frame()
+    if frame is None:
+        return ""
+    import linecache
+    line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}: {line}"
+
+
+from ..grad import tape  # noqa: E402  (tape imports Tensor, which imports ops)

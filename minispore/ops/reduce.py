@@ -1,0 +1,101 @@
+"""Reductions: sum, max, min, prod, all/any, argmax/argmin, cumsum.
+
+`axis` is a tuple of non-negative axes or None (all); ops.functional normalises user input.
+Mean, var, std, logsumexp are composites in ops.functional.
+"""
+import numpy as np
+
+from . import functional as F
+from . import infer as I
+from .elementwise import no_grad
+from .primitive import Aval, Primitive
+
+
+def _keep_shape(x_shape, axis):
+    """Shape of the reduction result with the reduced axes kept as size 1."""
+    return I.reduced_shape(x_shape, axis, keep_dims=True)
+
+
+def _spread(dout, x, axis):
+    """dout of a reduction, broadcast back over the reduced axes of x."""
+    return F.broadcast_to(F.reshape(dout, _keep_shape(x.shape, axis)), x.shape)
+
+
+def _sum_impl(xp, x, axis, keep_dims):
+    # numpy widens int32 sums to int64; MindSpore keeps the input dtype
+    dtype = x.dtype if x.dtype.kind != "b" else np.int64
+    return xp.sum(x, axis=axis, keepdims=keep_dims, dtype=dtype)
+
+
+def _sum_infer(x, axis, keep_dims):
+    out = I.reduce(x, axis, keep_dims)
+    return out if x.dtype.kind != "b" else Aval(out.shape, np.dtype(np.int64))
+
+
+reduce_sum = Primitive("reduce_sum", infer=_sum_infer, impl=_sum_impl,
+                       bprop=lambda x, out, dout, axis, keep_dims: (_spread(dout, x, axis),))
+
+
+def _extremum_bprop(x, out, dout, axis, keep_dims):
+    # ties share the gradient equally (PyTorch's amax/amin rule)
+    mask = F.cast(F.equal(x, _spread(out, x, axis)), x.dtype)
+    count = F.reduce_sum(mask, axis=axis, keep_dims=True)
+    return (_spread(dout, x, axis) * mask / count,)
+
+
+reduce_max = Primitive("reduce_max", infer=I.reduce,
+                       impl=lambda xp, x, axis, keep_dims: xp.max(x, axis=axis, keepdims=keep_dims),
+                       bprop=_extremum_bprop)
+
+reduce_min = Primitive("reduce_min", infer=I.reduce,
+                       impl=lambda xp, x, axis, keep_dims: xp.min(x, axis=axis, keepdims=keep_dims),
+                       bprop=_extremum_bprop)
+
+
+def _prod_bprop(x, out, dout, axis, keep_dims):
+    # product of the other elements = out / x where x != 0; exact zeros need the
+    # explicit leave-one-out product, which we compute only for them
+    others = _spread(out, x, axis) / F.where(F.equal(x, 0), 1, x)
+    return (_spread(dout, x, axis) * others,)
+
+
+reduce_prod = Primitive("reduce_prod", infer=I.reduce,
+                        impl=lambda xp, x, axis, keep_dims: xp.prod(x, axis=axis, keepdims=keep_dims, dtype=x.dtype),
+                        bprop=_prod_bprop)
+
+reduce_all = Primitive("reduce_all", infer=lambda x, axis, keep_dims: Aval(I.reduced_shape(x.shape, axis, keep_dims), I.BOOL),
+                       impl=lambda xp, x, axis, keep_dims: xp.all(x, axis=axis, keepdims=keep_dims),
+                       bprop=no_grad)
+
+reduce_any = Primitive("reduce_any", infer=lambda x, axis, keep_dims: Aval(I.reduced_shape(x.shape, axis, keep_dims), I.BOOL),
+                       impl=lambda xp, x, axis, keep_dims: xp.any(x, axis=axis, keepdims=keep_dims),
+                       bprop=no_grad)
+
+
+def _arg_infer(x, axis, keep_dims, dtype):
+    axes = None if axis is None else (axis,)
+    return Aval(I.reduced_shape(x.shape, axes, keep_dims), np.dtype(dtype))
+
+
+def _arg_impl(fn):
+    def impl(xp, x, axis, keep_dims, dtype):
+        out = fn(x, axis=axis)
+        if keep_dims:
+            out = xp.expand_dims(out, axis) if axis is not None else out.reshape((1,) * x.ndim)
+        return out.astype(dtype)
+    return impl
+
+
+argmax = Primitive("argmax", infer=_arg_infer, impl=_arg_impl(np.argmax), bprop=no_grad)
+argmin = Primitive("argmin", infer=_arg_infer, impl=_arg_impl(np.argmin), bprop=no_grad)
+
+
+def _cumsum_impl(xp, x, axis, reverse):
+    if reverse:
+        return xp.flip(xp.cumsum(xp.flip(x, axis), axis=axis, dtype=x.dtype), axis)
+    return xp.cumsum(x, axis=axis, dtype=x.dtype)
+
+
+cumsum = Primitive("cumsum", infer=lambda x, axis, reverse: (I.normalize_axis(axis, len(x.shape)), x)[1],
+                   impl=_cumsum_impl,
+                   bprop=lambda x, out, dout, axis, reverse: (F.cumsum(dout, axis, reverse=not reverse),))

@@ -1,0 +1,41 @@
+"""Array namespaces: numpy on CPU, CuPy on GPU. Primitive impls are written against `xp`.
+
+Host<->device copies happen only where a user asks for host values (`asnumpy`, printing).
+"""
+import numpy as np
+
+_xp = np
+
+
+def select(device_target):
+    """Switch the array namespace for new tensors and eager ops."""
+    global _xp
+    if device_target == "CPU":
+        _xp = np
+        return
+    try:
+        import cupy
+        cupy.cuda.runtime.getDeviceCount()
+    except Exception as e:  # ImportError, or CUDA present but no usable device
+        raise RuntimeError(
+            "device_target='GPU' needs CuPy and an NVIDIA GPU "
+            f"(pip install 'minispore[gpu]'); CuPy reported: {type(e).__name__}: {e}") from None
+    _xp = cupy
+
+
+def xp():
+    """The array namespace of the current device."""
+    return _xp
+
+
+def namespace_of(array):
+    """numpy or cupy, whichever owns `array`."""
+    return np if isinstance(array, (np.ndarray, np.generic)) else _xp
+
+
+def to_host(array):
+    """A numpy array with the same values (a no-op on CPU)."""
+    if isinstance(array, np.ndarray):
+        return array
+    get = getattr(array, "get", None)
+    return get() if get is not None else np.asarray(array)
