@@ -14,5 +14,6 @@ from .context import (COMPATIBLE, GRAPH_MODE, LAX, PYNATIVE_MODE, STRICT,  # noq
                       get_context, set_context)
 from .nn.parameter import Parameter, ParameterTuple  # noqa: F401
 from .grad.api import GradOperation, grad, jvp, value_and_grad, vjp  # noqa: F401
+from .runtime.compile import jit, ms_function  # noqa: F401
 
 __version__ = "0.1.0"

@@ -1,0 +1,72 @@
+"""Cache guards: the values, besides input shapes/dtypes, that a compiled program depends on.
+
+A trace reads Python values (a Cell's non-Parameter attributes, globals, closure variables)
+and bakes them in. The snapshot of those values is part of the cache key, so a changed
+attribute recompiles instead of replaying stale code.
+"""
+import types
+
+import numpy as np
+
+_SIMPLE = (int, float, str, bool, type(None), np.dtype, np.generic)
+
+
+def _value_key(v):
+    if isinstance(v, _SIMPLE):
+        return v
+    if isinstance(v, tuple) and all(isinstance(x, _SIMPLE) for x in v):
+        return v
+    if isinstance(v, (list, dict)) and len(v) <= 16:
+        items = v.items() if isinstance(v, dict) else enumerate(v)
+        if all(isinstance(x, _SIMPLE) for _, x in items):
+            return (type(v).__name__, tuple(v.items()) if isinstance(v, dict) else tuple(v))
+    return ("id", id(v))
+
+
+def _cell_key(cell):
+    from ..nn.cell import Cell
+    out = []
+    for name, sub in cell.cells_and_names():
+        attrs = tuple((k, _value_key(v)) for k, v in sub.__dict__.items()
+                      if not k.startswith("_") and not isinstance(v, (Cell, types.FunctionType)))
+        out.append((name, id(sub), sub.training, attrs))
+    return tuple(out)
+
+
+def _function_key(fn):
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return ()
+    g = getattr(fn, "__globals__", {})
+    values = tuple((n, _value_key(g[n])) for n in code.co_names
+                   if n in g and isinstance(g[n], _SIMPLE))
+    closure = tuple(_value_key(c.cell_contents) for c in (fn.__closure__ or ())
+                    if _cell_has_value(c) and isinstance(c.cell_contents, _SIMPLE))
+    return values + closure
+
+
+def _cell_has_value(c):
+    try:
+        c.cell_contents
+        return True
+    except ValueError:
+        return False
+
+
+def snapshot(fn, args):
+    """The guard part of a cache key for calling fn(*args)."""
+    from ..nn.cell import Cell
+    cells = tuple(_cell_key(a) for a in args if isinstance(a, Cell))
+    return cells + (_function_key(fn),)
+
+
+_PARTS = ("argument structure or static arguments", "input shapes/dtypes",
+          "Cell attributes, globals or closure values read by the trace", "context (device, syntax level)",
+          "gradient recording")
+
+
+def explain_change(key, old_keys):
+    """Why `key` missed the cache: the parts that differ from the closest cached key."""
+    best = min(old_keys, key=lambda k: sum(a != b for a, b in zip(k, key)))
+    changed = [name for name, a, b in zip(_PARTS, best, key) if a != b]
+    return "changed: " + ", ".join(changed) if changed else "new signature"

@@ -1,0 +1,126 @@
+"""Graph passes, each Graph -> Graph: constant folding, simplification, CSE, DCE.
+
+Values in the IR are immutable, so a node can be replaced by any node computing the same
+value; only nodes with an `effect` (state writes, random draws) are never merged or removed.
+"""
+import numpy as np
+
+from .ir import Graph, Var
+
+
+def optimize(graph):
+    """The standard pipeline, in the order that lets each pass feed the next."""
+    graph = fold_constants(graph)
+    graph = simplify(graph)
+    graph = cse(graph)
+    return dce(graph)
+
+
+def _rebuild(graph, nodes, alias):
+    """A copy of `graph` with `nodes`, every input renamed through `alias` (var id -> Var)."""
+    def resolve(v):
+        while v.id in alias:
+            v = alias[v.id]
+        return v
+
+    out = Graph(graph.name)
+    out.inputs = list(graph.inputs)
+    for node in nodes:
+        node.inputs = [resolve(v) for v in node.inputs]
+    out.nodes = nodes
+    out.outputs = [resolve(v) for v in graph.outputs]
+    return out
+
+
+def fold_constants(graph):
+    """Evaluate nodes whose inputs are all constants (the tracer folds most already)."""
+    alias, nodes = {}, []
+    for node in graph.nodes:
+        inputs = [alias.get(v.id, v) for v in node.inputs]
+        if node.prim.effect or not all(v.const is not None for v in inputs):
+            nodes.append(node)
+            continue
+        result = node.prim.impl(np, *[v.const for v in inputs], **node.attrs)
+        results = result if node.prim.multiple_results else (result,)
+        for o, r in zip(node.outputs, results):
+            r = np.asarray(r)
+            alias[o.id] = Var(r.shape, r.dtype, const=r)
+    return _rebuild(graph, nodes, alias)
+
+
+def _is_const_value(v, value):
+    return v.const is not None and v.const.size == 1 and np.all(v.const == value)
+
+
+def _passthrough(node):
+    """The input that `node` returns unchanged, or None."""
+    name, ins, out = node.prim.name, node.inputs, node.outputs[0] if node.outputs else None
+    if name in ("identity", "stop_gradient"):
+        return ins[0]
+    if name == "cast" and ins[0].dtype == out.dtype:
+        return ins[0]
+    if name in ("reshape", "broadcast_to") and ins[0].shape == out.shape:
+        return ins[0]
+    if name == "transpose" and node.attrs["perm"] == tuple(range(len(out.shape))):
+        return ins[0]
+    same = ins and ins[0].shape == out.shape and ins[0].dtype == out.dtype
+    if name in ("add", "sub") and same and _is_const_value(ins[1], 0):
+        return ins[0]
+    if name == "mul" and same and _is_const_value(ins[1], 1):
+        return ins[0]
+    if name in ("add", "mul") and len(ins) == 2 and ins[1].shape == out.shape and ins[1].dtype == out.dtype \
+            and _is_const_value(ins[0], 0 if name == "add" else 1):
+        return ins[1]
+    if name == "div" and same and _is_const_value(ins[1], 1):
+        return ins[0]
+    return None
+
+
+def simplify(graph):
+    """Algebraic identities: x*1, x+0, x/1, casts/reshapes/transposes that change nothing."""
+    alias, nodes = {}, []
+    for node in graph.nodes:
+        node.inputs = [alias.get(v.id, v) for v in node.inputs]
+        source = None if node.prim.effect else _passthrough(node)
+        if source is not None:
+            alias[node.outputs[0].id] = source
+        else:
+            nodes.append(node)
+    return _rebuild(graph, nodes, alias)
+
+
+def _cse_key(node):
+    try:
+        key = (node.prim.name, tuple(v.id for v in node.inputs), tuple(sorted(node.attrs.items())))
+        hash(key)
+        return key
+    except TypeError:  # an unhashable attribute: leave the node alone
+        return None
+
+
+def cse(graph):
+    """Common-subexpression elimination: one node per (op, inputs, attributes)."""
+    alias, seen, nodes = {}, {}, []
+    for node in graph.nodes:
+        node.inputs = [alias.get(v.id, v) for v in node.inputs]
+        key = None if node.prim.effect else _cse_key(node)
+        if key is not None and key in seen:
+            for mine, theirs in zip(node.outputs, seen[key].outputs):
+                alias[mine.id] = theirs
+            continue
+        if key is not None:
+            seen[key] = node
+        nodes.append(node)
+    return _rebuild(graph, nodes, alias)
+
+
+def dce(graph):
+    """Dead-code elimination: drop nodes whose outputs nobody uses (effects stay)."""
+    live = {v.id for v in graph.outputs}
+    kept = []
+    for node in reversed(graph.nodes):
+        if node.prim.effect or any(o.id in live for o in node.outputs):
+            kept.append(node)
+            live.update(v.id for v in node.inputs)
+    kept.reverse()
+    return _rebuild(graph, kept, {})

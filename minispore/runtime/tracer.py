@@ -1,0 +1,109 @@
+"""The tracing interpreter: run `infer` instead of `impl` and append a node to the graph.
+
+Inputs of an op are classified once:
+* symbolic Tensors (already in the graph) are used as they are;
+* Parameters and other concrete Tensors met alongside symbolic values are *captured by
+  reference*: they become graph inputs read at every run (and written back if assigned);
+* numpy arrays and Python scalars become constants.
+An op whose inputs are all constants (and that has no effect) is evaluated now: host code on
+constants folds into the graph as its result.
+"""
+import numpy as np
+
+from ..context.interpreter import Interpreter
+from ..nn.parameter import Parameter
+from ..ops.primitive import Aval, OpError, user_frame_summary, with_context
+from ..grad import tape
+from .eager import EAGER
+from .ir import Graph, Node, Var
+from .tensor import Tensor
+
+
+class TracingInterpreter(Interpreter):
+    def __init__(self, name="graph", watch_captured=False):
+        self.graph = Graph(name)
+        self.captured = {}   # id(tensor) -> (tensor, input Var, concrete data at capture)
+        self._consts = {}    # id(array) -> (array, Var); the array is kept alive with its Var
+        # differentiate with respect to captured float tensors too (compiled vjp of a @jit
+        # function): they are watched in place while tracing, like grad(weights=...) does
+        self.watch_captured = watch_captured
+        self._saved_nodes = {}
+
+    # ----- inputs -----
+    def new_input(self, shape, dtype):
+        """A symbolic tensor for an explicit graph input (the caller orders graph.inputs)."""
+        return Tensor._wrap(Var(shape, dtype))
+
+    def var_of(self, x):
+        if isinstance(x, Tensor):
+            data = x._data
+            if isinstance(data, Var):
+                return data
+            entry = self.captured.get(id(x))
+            if entry is None:
+                entry = (x, Var(data.shape, data.dtype), data)
+                self.captured[id(x)] = entry
+                if self.watch_captured and data.dtype.kind == "f":
+                    self._saved_nodes[id(x)] = x._node
+                    x._node = tape.Node("captured", None, (), (x,))
+            return entry[1]
+        return self.const(x)
+
+    def const(self, value):
+        entry = self._consts.get(id(value))
+        if entry is None:
+            array = np.asarray(value) if not hasattr(value, "shape") else value
+            entry = (value, Var(array.shape, array.dtype, const=array))
+            self._consts[id(value)] = entry
+        return entry[1]
+
+    # ----- ops -----
+    def process(self, prim, args, attrs):
+        if not prim.effect and all(_is_constant(a) for a in args):
+            return EAGER.process(prim, args, attrs)  # constant folding of host code
+        in_vars = [self.var_of(a) for a in args]
+        avals = [Aval(v.shape, v.dtype) for v in in_vars]
+        try:
+            out = prim.infer(*avals, **attrs)
+        except OpError as e:
+            raise type(e)(with_context(prim.name, avals, attrs, str(e))) from None
+        outs = out if prim.multiple_results else (out,)
+        out_vars = [Var(o.shape, o.dtype) for o in outs]
+        self.graph.nodes.append(Node(prim, in_vars, attrs, out_vars, user_frame_summary()))
+        tensors = tuple(Tensor._wrap(v) for v in out_vars)
+        return tensors if prim.multiple_results else tensors[0]
+
+    # ----- the end of a trace -----
+    def finish(self, inputs, outputs):
+        """Close the graph. Inputs: the explicit ones, then every captured tensor. Outputs: the
+        given ones, then the final value of each captured tensor that was assigned (state
+        updates, written back after a successful run).
+
+        Returns (captured, updated) tensors, in graph-input and graph-output order.
+        Captured tensors get their concrete data back.
+        """
+        captured = list(self.captured.values())
+        self.graph.inputs = [t._data for t in inputs] + [var for _, var, _ in captured]
+        self.graph.outputs = list(outputs)
+        updated = []
+        for tensor, var, original in captured:
+            data = tensor._data
+            if data is not original:
+                self.graph.outputs.append(data if isinstance(data, Var) else self.const(data))
+                updated.append(tensor)
+        self.restore()
+        return [t for t, _, _ in captured], updated
+
+    def restore(self):
+        """Give every captured tensor its concrete data (and autodiff state) back; also runs
+        when tracing failed, so no Parameter is left holding a symbolic value."""
+        for key, (tensor, _, original) in self.captured.items():
+            tensor._data = original
+            if key in self._saved_nodes:
+                tensor._node = self._saved_nodes.pop(key)
+
+
+def _is_constant(x):
+    if isinstance(x, Tensor):
+        return not isinstance(x._data, Var) and not isinstance(x, Parameter)
+    return True
