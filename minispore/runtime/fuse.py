@@ -1,0 +1,139 @@
+"""Fusion: partition a graph's elementwise nodes into groups that become one kernel each.
+
+A group is a connected set of elementwise nodes (primitives with an `expr`) that all produce
+the group's domain shape and one float dtype (plus bool/int intermediates). External inputs
+may broadcast to the domain. A node joins a producer's group only if no other input of the
+node depends on that group (otherwise the group could not run as one unit: a cycle).
+Matmul, conv and reductions are boundaries: they run on BLAS / numpy.
+"""
+from dataclasses import dataclass, field
+
+MIN_GROUP_SIZE = 2  # a single op gains nothing from a kernel over numpy's own loop
+
+
+@dataclass
+class FusedGroup:
+    nodes: list = field(default_factory=list)
+    inputs: list = field(default_factory=list)    # Vars read from outside, in first-use order
+    outputs: list = field(default_factory=list)   # Vars used outside the group
+    shape: tuple = ()
+    float_dtype: object = None
+
+
+def _float_dtype(node):
+    kinds = [v.dtype for v in list(node.inputs) + list(node.outputs) if v.dtype.kind == "f"]
+    if len({d for d in kinds}) > 1:
+        return "mixed"
+    return kinds[0] if kinds else None
+
+
+def _fusible(node):
+    return (node.prim.expr is not None and not node.prim.effect and not node.prim.multiple_results
+            and _float_dtype(node) != "mixed" and len(node.outputs[0].shape) > 0)
+
+
+def partition(graph):
+    """Return a list whose items are graph nodes (run alone) or FusedGroups, in run order."""
+    producer = {o.id: i for i, node in enumerate(graph.nodes) for o in node.outputs}
+    parent = {}   # union-find over group ids (a group id is the index of its first node)
+    groups = {}   # root id -> {"members", "shape", "dtype", "inputs_from", "fusible"}
+
+    def find(g):
+        while parent[g] != g:
+            parent[g] = parent[parent[g]]
+            g = parent[g]
+        return g
+
+    def direct_deps(g):
+        return {find(j) for j in groups[g]["inputs_from"]} - {g}
+
+    def depends_on(a, b):
+        """True if group a (transitively) needs a value of group b."""
+        stack, seen = list(direct_deps(a)), set()
+        while stack:
+            d = stack.pop()
+            if d == b:
+                return True
+            if d not in seen:
+                seen.add(d)
+                stack.extend(direct_deps(d))
+        return False
+
+    for i, node in enumerate(graph.nodes):
+        parent[i] = i
+        fusible = _fusible(node)
+        groups[i] = {"members": [i], "shape": node.outputs[0].shape if node.outputs else (),
+                     "dtype": _float_dtype(node) if fusible else None, "fusible": fusible,
+                     "inputs_from": {producer[v.id] for v in node.inputs if v.id in producer}}
+        if not fusible:
+            continue
+        for v in node.inputs:
+            if v.id not in producer:
+                continue
+            me, g = find(i), find(producer[v.id])
+            a, b = groups[g], groups[me]
+            if g == me or not a["fusible"] or a["shape"] != b["shape"]:
+                continue
+            if a["dtype"] is not None and b["dtype"] is not None and a["dtype"] != b["dtype"]:
+                continue
+            # me reads g directly; merging is safe unless me also reaches g via another group
+            if any(depends_on(d, g) for d in direct_deps(me) if d != g):
+                continue
+            parent[me] = g
+            a["members"] = sorted(a["members"] + b["members"])
+            a["inputs_from"] |= b["inputs_from"]
+            a["dtype"] = a["dtype"] or b["dtype"]
+            del groups[me]
+
+    group_of = {i: find(i) for i in range(len(graph.nodes))}
+    for g, info in groups.items():
+        info["deps"] = direct_deps(g)
+    return _order(graph, groups, group_of)
+
+
+def _order(graph, groups, group_of):
+    """Items in an order where each group runs after everything it depends on."""
+    used_outside = _uses_outside(graph, group_of)
+    items, emitted = [], set()
+
+    def emit(g):
+        if g in emitted:
+            return
+        for d in sorted(groups[g]["deps"]):
+            emit(d)
+        emitted.add(g)
+        members = [graph.nodes[i] for i in groups[g]["members"]]
+        if not groups[g]["fusible"] or len(members) < MIN_GROUP_SIZE:
+            items.extend(members)
+            return
+        items.append(_make_group(members, groups[g], used_outside))
+
+    for g in sorted(groups):
+        emit(g)
+    return items
+
+
+def _uses_outside(graph, group_of):
+    """Var ids read by a node of another group, or returned by the graph."""
+    owner = {}
+    for i, node in enumerate(graph.nodes):
+        for o in node.outputs:
+            owner[o.id] = group_of[i]
+    outside = {v.id for v in graph.outputs}
+    for i, node in enumerate(graph.nodes):
+        for v in node.inputs:
+            if v.id in owner and owner[v.id] != group_of[i]:
+                outside.add(v.id)
+    return outside
+
+
+def _make_group(members, info, used_outside):
+    group = FusedGroup(nodes=members, shape=info["shape"], float_dtype=info["dtype"])
+    produced = set()
+    for node in members:
+        for v in node.inputs:
+            if v.id not in produced and all(v is not w for w in group.inputs):
+                group.inputs.append(v)
+        produced.update(o.id for o in node.outputs)
+    group.outputs = [o for node in members for o in node.outputs if o.id in used_outside]
+    return group
