@@ -1,5 +1,35 @@
-"""Host-value requests on symbolic tensors."""
+"""Graph breaks: host code asked for the value of a symbolic tensor.
+
+The segment traced so far is compiled and run, its live values become concrete on the host,
+and tracing continues (the next segment reads them as inputs). Under fullgraph=True or
+jit_syntax_level=STRICT, or while compiling a backward, the request raises instead.
+"""
+from ..context import config
+from ..context.interpreter import STATE
+from ..ops.primitive import user_frame_summary
+from .report import BreakReport, GraphBreakError, category_of, report_once
+
+
+class BreakNotAllowed(Exception):
+    """Internal: this trace cannot break (a compiled backward); the caller runs eagerly."""
 
 
 def host_value(tensor, reason):
-    raise NotImplementedError(f"{reason} needs a value while tracing")
+    """The concrete value of a symbolic tensor, breaking the graph if needed."""
+    tracer = STATE.trace_stack[-1] if STATE.trace_stack else None
+    var = tensor._data
+    if tracer is None or not hasattr(tracer, "known"):
+        raise RuntimeError(f"{reason}: this tensor is symbolic (it was created while tracing a "
+                           f"Graph-mode function) and escaped its trace")
+    if var.id in tracer.known:
+        return tracer.known[var.id]
+    report = BreakReport(tracer.graph.name, user_frame_summary() or "<unknown>", reason,
+                         category_of(reason))
+    if tracer.strict or config.get_context("jit_syntax_level") == config.STRICT:
+        raise GraphBreakError(report)
+    if tracer.run_segment is None:
+        raise BreakNotAllowed(report)
+    report_once(report)
+    tracer.breaks.append(report)
+    tracer.materialize()
+    return tracer.known[var.id]

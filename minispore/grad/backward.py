@@ -60,7 +60,8 @@ def backward(roots, sens, targets, free=True):
             out, dout = tuple(node.outputs), douts
         else:
             out, dout = node.outputs[0], douts[0]
-        dins = node.rule(*node.inputs, out, dout)
+        dins = node.rule(*node.inputs, out, dout, **node.attrs) if node.attrs else \
+            node.rule(*node.inputs, out, dout)
         if len(dins) != len(node.inputs):
             raise RuntimeError(f"bprop of {node.name} returned {len(dins)} gradients for "
                                f"{len(node.inputs)} inputs")

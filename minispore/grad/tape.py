@@ -7,7 +7,6 @@ produced them (`tensor._node`); a tensor with a node is *tracked*. An op is reco
 so plain eager code pays one attribute test per op.
 """
 from contextlib import contextmanager
-from functools import partial
 
 from ..context.interpreter import STATE
 from ..runtime.tensor import Tensor
@@ -16,14 +15,15 @@ from ..runtime.tensor import Tensor
 class Node:
     """One recorded op: `rule(*inputs, out, dout) -> grads` and the tensors it links."""
 
-    __slots__ = ("name", "rule", "inputs", "outputs", "multiple_results")
+    __slots__ = ("name", "rule", "inputs", "outputs", "multiple_results", "attrs")
 
-    def __init__(self, name, rule, inputs, outputs, multiple_results=False):
+    def __init__(self, name, rule, inputs, outputs, multiple_results=False, attrs=None):
         self.name = name
         self.rule = rule              # None for a leaf (a watched tensor)
         self.inputs = inputs          # tuple of Tensors (saved for the rule)
         self.outputs = outputs        # tuple of Tensors produced
         self.multiple_results = multiple_results
+        self.attrs = attrs            # keyword attributes passed to the rule (a primitive's)
 
     def __repr__(self):
         return f"<tape node {self.name}>"
@@ -40,12 +40,17 @@ def record(prim, args, attrs, out):
             break
     else:
         return
-    inputs = tuple(a if isinstance(a, Tensor) else Tensor._wrap(a) for a in args)
-    outputs = tuple(out) if prim.multiple_results else (out,)
-    rule = partial(prim.bprop, **attrs) if attrs else prim.bprop
-    node = Node(prim.name, rule, inputs, outputs, prim.multiple_results)
-    for o in outputs:
-        o._node = node
+    inputs = args
+    for a in args:
+        if not isinstance(a, Tensor):  # constants (numpy arrays) become tensors for the rule
+            inputs = tuple(a if isinstance(a, Tensor) else Tensor._wrap(a) for a in args)
+            break
+    if prim.multiple_results:
+        node = Node(prim.name, prim.bprop, inputs, tuple(out), True, attrs)
+        for o in out:
+            o._node = node
+    else:
+        out._node = Node(prim.name, prim.bprop, inputs, (out,), False, attrs)
 
 
 def record_custom(name, rule, inputs, outputs, multiple_results):
@@ -55,6 +60,14 @@ def record_custom(name, rule, inputs, outputs, multiple_results):
     node = Node(name, rule, tuple(inputs), tuple(outputs), multiple_results)
     for o in node.outputs:
         o._node = node
+
+
+def take_place(new, old):
+    """`new` gets `old`'s value and replaces it among the outputs of the node that made it
+    (how an in-place update rebinds an existing Tensor object on the tape)."""
+    new._data, new._node = old._data, old._node
+    if old._node is not None:
+        old._node.outputs = tuple(new if o is old else o for o in old._node.outputs)
 
 
 def _identity_rule(x, out, dout):

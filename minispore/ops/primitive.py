@@ -93,8 +93,9 @@ class Primitive:
 
 def bind(prim, *args, **attrs):
     """Run `prim` in the current interpreter; record it on the tape if gradients are wanted."""
-    out = STATE.interp.process(prim, args, attrs)
-    if STATE.recording:
+    state = STATE
+    out = state.interp.process(prim, args, attrs)
+    if state.recording:
         tape.record(prim, args, attrs, out)
     return out
 

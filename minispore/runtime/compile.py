@@ -17,7 +17,8 @@ from ..grad import tape
 from ..grad.backward import backward
 from . import guards, passes
 from .codegen import lower
-from .ir import Graph, Var
+from ..fallback.graph_break import BreakNotAllowed
+from .ir import Graph, Var, structural_key
 from .pytree import flatten, unflatten
 from .tensor import Tensor
 from .tracer import TracingInterpreter
@@ -43,11 +44,24 @@ class Traced:
         self.n_outputs = n_outputs        # explicit (flattened) outputs, before state updates
 
 
-def trace(fn, args, kwargs, name, with_backward=False):
-    """Run fn on symbolic tensors; return a Traced (and, with_backward, the vjp split data)."""
+class Segmented:
+    """The result of a call that broke into segments (it ran while being traced)."""
+
+    def __init__(self, value, breaks):
+        self.value, self.breaks = value, breaks
+
+
+def trace(fn, args, kwargs, name, with_backward=False, run_segment=None, strict=False):
+    """Run fn on symbolic tensors and return a Traced.
+
+    with_backward: also trace the backward; returns (Traced, grad vars, cotangent vars).
+    run_segment: allows graph breaks (callable running a segment Graph on arrays); if one
+    happened, the call was executed segment by segment and a Segmented is returned.
+    """
     leaves, in_structure = flatten((args, kwargs), _is_tensor)
     tracer = TracingInterpreter(name, watch_captured=with_backward)
-    inputs = [tracer.new_input(t.shape, t._data.dtype) for t in leaves]
+    tracer.run_segment, tracer.strict = run_segment, strict
+    inputs = [tracer.new_input(t.shape, t._data.dtype, t._data) for t in leaves]
     sym_args, sym_kwargs = unflatten(in_structure, inputs)
     saved_recording = STATE.recording
     STATE.recording = 0  # the caller's tape must not see symbolic values
@@ -68,6 +82,8 @@ def trace(fn, args, kwargs, name, with_backward=False):
                 extra_inputs, grads = [], []
             out_vars = [tracer.var_of(t) for t in out_leaves]
             grad_vars = [None if g is None else tracer.var_of(g) for g in grads]
+            if tracer.breaks:
+                return _finish_segmented(tracer, out_vars, out_structure)
     except BaseException:
         tracer.restore()
         raise
@@ -81,6 +97,24 @@ def trace(fn, args, kwargs, name, with_backward=False):
         return traced
     tracer.graph.inputs += [t._data for t in extra_inputs]
     return traced, grad_vars, [t._data for t in extra_inputs]
+
+
+def _finish_segmented(tracer, out_vars, out_structure):
+    """Run the last segment; write back state (only now: the whole call succeeded)."""
+    updated = [(t, t._data) for t, _, original in tracer.captured.values() if t._data is not original]
+    state_vars = [d if isinstance(d, Var) else tracer.const(d) for _, d in updated]
+    seg = tracer.cut_segment(f"{tracer.graph.name}_segment{len(tracer.breaks)}", out_vars + state_vars)
+    values = tracer.run_segment(seg, [tracer.known[v.id] for v in seg.inputs])
+    known = dict(tracer.known)
+    known.update((v.id, a) for v, a in zip(seg.outputs, values))
+
+    def value_of(v):
+        return v.const if v.const is not None else known[v.id]
+
+    tracer.restore()
+    _write_back([t for t, _ in updated], [value_of(v) for v in state_vars])
+    outs = [Tensor._wrap(value_of(v)) for v in out_vars]
+    return Segmented(unflatten(out_structure, outs), list(tracer.breaks))
 
 
 def _trace_backward(tracer, inputs, out_leaves):
@@ -220,15 +254,21 @@ def _split_forward_backward(graph, n_forward_outputs, grad_vars, dout_vars):
 
 # ***** jit *****
 
+_EAGER = "eager"          # cache marker: this signature runs eagerly (see _compile)
+_SEGMENTED = "segmented"  # cache marker: this signature breaks; Python runs, segments compiled
+
+
 class JitFunction:
     """A function compiled on first call for each input signature (see `jit`)."""
 
     def __init__(self, fn, fullgraph=False, name=None):
         self.fn = fn
         self.fullgraph = fullgraph
-        self.name = name or getattr(fn, "__qualname__", getattr(fn, "__name__", "fn")).replace(".", "_").replace("<", "").replace(">", "")
-        self.cache = {}
-        self.recompiles = []  # (reason) for each compile after the first
+        self.name = name or _clean_name(getattr(fn, "__qualname__", getattr(fn, "__name__", "fn")))
+        self.cache = {}        # key -> Executable | VjpExecutable | _SEGMENTED | _EAGER
+        self.segments = {}     # structural key of a segment graph -> Program
+        self.recompiles = []   # the reason for each compile after the first
+        self.breaks = []       # BreakReports of the first traced call that broke
         self.__wrapped__ = fn
         self.__doc__ = getattr(fn, "__doc__", None)
 
@@ -251,10 +291,14 @@ class JitFunction:
                guards.snapshot(self.fn, args), config.context_key(), with_backward)
         exe = self.cache.get(key)
         if exe is None:
-            exe = self._compile(key, args, kwargs, with_backward)
+            return self._compile(key, args, kwargs, leaves, with_backward)
+        if exe is _EAGER:
+            return self.fn(*args, **kwargs)
+        if exe is _SEGMENTED:
+            return self._run_segmented(args, kwargs).value
         return exe(leaves)
 
-    def _compile(self, key, args, kwargs, with_backward):
+    def _compile(self, key, args, kwargs, leaves, with_backward):
         if self.cache:
             reason = guards.explain_change(key, list(self.cache))
             self.recompiles.append(reason)
@@ -263,12 +307,37 @@ class JitFunction:
                 log.warning("%s was compiled %d times (last reason: %s); each variant stays cached",
                             self.name, RECOMPILE_LIMIT, reason)
         if with_backward:
-            traced, grad_vars, dout_vars = trace(self.fn, args, kwargs, self.name, with_backward=True)
-            exe = VjpExecutable(traced, grad_vars, dout_vars)
-        else:
-            exe = Executable(trace(self.fn, args, kwargs, self.name))
-        self.cache[key] = exe
-        return exe
+            try:
+                traced, grad_vars, dout_vars = trace(self.fn, args, kwargs, self.name, True,
+                                                     strict=self.fullgraph)
+            except BreakNotAllowed:
+                # the function breaks: its gradient is taken eagerly, exactly as PyNative's
+                self.cache[key] = _EAGER
+                return self.fn(*args, **kwargs)
+            exe = self.cache[key] = VjpExecutable(traced, grad_vars, dout_vars)
+            return exe(leaves)
+        result = self._run_segmented(args, kwargs)
+        if isinstance(result, Segmented):
+            self.cache[key] = _SEGMENTED
+            self.breaks = result.breaks
+            return result.value
+        exe = self.cache[key] = Executable(result)
+        return exe(leaves)
+
+    def _run_segmented(self, args, kwargs):
+        return trace(self.fn, args, kwargs, self.name, run_segment=self._run_segment,
+                     strict=self.fullgraph)
+
+    def _run_segment(self, graph, inputs):
+        key = structural_key(graph)
+        program = self.segments.get(key)
+        if program is None:
+            program = self.segments[key] = compile_traced(graph)
+        return program.run(inputs)
+
+
+def _clean_name(qualname):
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in qualname).strip("_") or "fn"
 
 
 class _BoundJit:

@@ -5,13 +5,14 @@ Host<->device copies happen only where a user asks for host values (`asnumpy`, p
 import numpy as np
 
 _xp = np
+current_xp = np  # read directly on the eager hot path (a function call costs as much as an op)
 
 
 def select(device_target):
     """Switch the array namespace for new tensors and eager ops."""
-    global _xp
+    global _xp, current_xp
     if device_target == "CPU":
-        _xp = np
+        _xp = current_xp = np
         return
     try:
         import cupy
@@ -20,7 +21,7 @@ def select(device_target):
         raise RuntimeError(
             "device_target='GPU' needs CuPy and an NVIDIA GPU "
             f"(pip install 'minispore[gpu]'); CuPy reported: {type(e).__name__}: {e}") from None
-    _xp = cupy
+    _xp = current_xp = cupy
 
 
 def xp():

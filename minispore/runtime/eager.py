@@ -17,10 +17,13 @@ def _unwrap(a):
     return a._data if isinstance(a, Tensor) else a
 
 
+_new_tensor = Tensor.__new__
+
+
 def _wrap(out):
     if type(out) is not _ndarray:
         out = device.xp().asarray(out)
-    t = Tensor.__new__(Tensor)
+    t = _new_tensor(Tensor)
     t._data = out
     t._node = None
     return t
@@ -28,15 +31,15 @@ def _wrap(out):
 
 class EagerInterpreter(Interpreter):
     def process(self, prim, args, attrs):
-        xp = device.xp()
+        xp = device.current_xp
         try:
-            if len(args) == 2:
+            if len(args) == 2 and not attrs:
                 a, b = args
                 out = prim.impl(xp, a._data if isinstance(a, Tensor) else a,
-                                b._data if isinstance(b, Tensor) else b, **attrs)
-            elif len(args) == 1:
+                                b._data if isinstance(b, Tensor) else b)
+            elif len(args) == 1 and not attrs:
                 a = args[0]
-                out = prim.impl(xp, a._data if isinstance(a, Tensor) else a, **attrs)
+                out = prim.impl(xp, a._data if isinstance(a, Tensor) else a)
             else:
                 out = prim.impl(xp, *[_unwrap(a) for a in args], **attrs)
         except Exception as e:
@@ -45,7 +48,12 @@ class EagerInterpreter(Interpreter):
             raise prim.explain_failure(args, attrs, e) from None
         if prim.multiple_results:
             return tuple(_wrap(o) for o in out)
-        return _wrap(out)
+        if type(out) is not _ndarray:
+            out = xp.asarray(out)
+        t = _new_tensor(Tensor)
+        t._data = out
+        t._node = None
+        return t
 
 
 EAGER = EagerInterpreter()

@@ -121,6 +121,27 @@ class Graph:
         return "\n".join(lines)
 
 
+def structural_key(graph):
+    """A hashable key equal for graphs that compute the same thing from inputs of the same
+    shapes/dtypes (variable numbering and source lines ignored; constants by content)."""
+    import hashlib
+    number = {}
+
+    def ref(v):
+        if v.const is not None:
+            return ("c", v.const.dtype.str, v.const.shape, hashlib.sha1(np.ascontiguousarray(v.const).tobytes()).hexdigest())
+        if v.id not in number:
+            number[v.id] = len(number)
+        return number[v.id]
+
+    parts = [tuple((ref(v), v.shape, v.dtype.str) for v in graph.inputs)]
+    for node in graph.nodes:
+        parts.append((node.prim.name, tuple(ref(v) for v in node.inputs), repr(sorted(node.attrs.items())),
+                      tuple((ref(o), o.shape, o.dtype.str) for o in node.outputs)))
+    parts.append(tuple(ref(v) for v in graph.outputs))
+    return tuple(parts)
+
+
 def _escape(text):
     return text.replace("\\", "\\\\").replace('"', '\\"')
 

@@ -8,6 +8,8 @@ Inputs of an op are classified once:
 An op whose inputs are all constants (and that has no effect) is evaluated now: host code on
 constants folds into the graph as its result.
 """
+import weakref
+
 import numpy as np
 
 from ..context.interpreter import Interpreter
@@ -28,11 +30,23 @@ class TracingInterpreter(Interpreter):
         # function): they are watched in place while tracing, like grad(weights=...) does
         self.watch_captured = watch_captured
         self._saved_nodes = {}
+        # graph breaks (fallback.graph_break): values known on the host, the start of the
+        # current segment, the tensors handed to user code (a live one may be read later)
+        self.known = {}          # var id -> concrete array
+        self.segment_start = 0
+        self.breaks = []         # BreakReports, in order
+        self.run_segment = None  # callable(Graph, input arrays) -> output arrays; None: no breaks
+        self.strict = False      # fullgraph=True: a break is an error
+        self._handed_out = weakref.WeakSet()
 
     # ----- inputs -----
-    def new_input(self, shape, dtype):
-        """A symbolic tensor for an explicit graph input (the caller orders graph.inputs)."""
-        return Tensor._wrap(Var(shape, dtype))
+    def new_input(self, shape, dtype, value=None):
+        """A symbolic tensor for an explicit graph input (the caller orders graph.inputs);
+        `value`, when given, is its concrete value for graph breaks."""
+        t = Tensor._wrap(Var(shape, dtype))
+        if value is not None:
+            self.known[t._data.id] = value
+        return t
 
     def var_of(self, x):
         if isinstance(x, Tensor):
@@ -43,6 +57,7 @@ class TracingInterpreter(Interpreter):
             if entry is None:
                 entry = (x, Var(data.shape, data.dtype), data)
                 self.captured[id(x)] = entry
+                self.known[entry[1].id] = data
                 if self.watch_captured and data.dtype.kind == "f":
                     self._saved_nodes[id(x)] = x._node
                     x._node = tape.Node("captured", None, (), (x,))
@@ -71,7 +86,34 @@ class TracingInterpreter(Interpreter):
         out_vars = [Var(o.shape, o.dtype) for o in outs]
         self.graph.nodes.append(Node(prim, in_vars, attrs, out_vars, user_frame_summary()))
         tensors = tuple(Tensor._wrap(v) for v in out_vars)
+        if self.run_segment is not None:
+            self._handed_out.update(tensors)
         return tensors if prim.multiple_results else tensors[0]
+
+    # ----- graph breaks -----
+    def cut_segment(self, name, outputs=None):
+        """The nodes since the last cut as a Graph whose inputs are the values they read from
+        earlier segments or captured tensors. Outputs: `outputs`, or every value of the
+        segment that user code may still read (live tensors, captured tensors' new values)."""
+        nodes = self.graph.nodes[self.segment_start:]
+        self.segment_start = len(self.graph.nodes)
+        produced = {o.id for n in nodes for o in n.outputs}
+        if outputs is None:
+            candidates = [t._data for t in list(self._handed_out)] + \
+                         [t._data for t, _, _ in self.captured.values()]
+            outputs = [v for v in candidates if isinstance(v, Var) and v.id in produced]
+        seg = Graph(name)
+        seg.nodes = nodes
+        seg.outputs = _unique(outputs)
+        used = [v for n in nodes for v in n.inputs] + seg.outputs
+        seg.inputs = _unique(v for v in used if v.const is None and v.id not in produced)
+        return seg
+
+    def materialize(self):
+        """Run the segment traced so far; its live values become known on the host."""
+        seg = self.cut_segment(f"{self.graph.name}_segment{len(self.breaks)}")
+        values = self.run_segment(seg, [self.known[v.id] for v in seg.inputs])
+        self.known.update((v.id, a) for v, a in zip(seg.outputs, values))
 
     # ----- the end of a trace -----
     def finish(self, inputs, outputs):
@@ -101,6 +143,15 @@ class TracingInterpreter(Interpreter):
             tensor._data = original
             if key in self._saved_nodes:
                 tensor._node = self._saved_nodes.pop(key)
+
+
+def _unique(vars_):
+    seen, out = set(), []
+    for v in vars_:
+        if v.id not in seen:
+            seen.add(v.id)
+            out.append(v)
+    return out
 
 
 def _is_constant(x):
