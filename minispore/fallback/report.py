@@ -17,6 +17,9 @@ HINTS = {
     "print": "print() of a tensor; use ops.Print()(...) to print inside the graph",
     "index": "a tensor used as a Python index or slice bound; use ops.gather / tensor indexing",
     "shape": "an op whose output shape depends on tensor values (nonzero, boolean masks)",
+    "side effect": "Python state changed by the function (attribute writes, list appends, "
+                   "globals): its Python runs at every call so the effect is never skipped; "
+                   "keep state in Parameters (ops.assign) to compile it whole",
 }
 
 
@@ -53,6 +56,13 @@ def report_once(report):
     if key not in _reported:
         _reported.add(key)
         log.warning("%s", report)
+
+
+def report_side_effect(function, location, what):
+    """Report a Python side effect that keeps a function from replaying without Python."""
+    report = BreakReport(function, location, what, "side effect")
+    report_once(report)
+    return report
 
 
 def category_of(reason):

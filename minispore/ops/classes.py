@@ -153,4 +153,5 @@ class Print(PrimitiveClass):
     """Print tensors and strings (runs in program order, also in Graph mode)."""
 
     def __call__(self, *inputs):
-        print(*inputs)
+        from .debug import print_values
+        print_values(*inputs)

@@ -17,7 +17,9 @@ from ..grad import tape
 from ..grad.backward import backward
 from . import guards, passes
 from .codegen import lower
+from ..fallback import side_effects
 from ..fallback.graph_break import BreakNotAllowed
+from ..fallback.report import report_side_effect
 from .ir import Graph, Var, structural_key
 from .pytree import flatten, unflatten
 from .tensor import Tensor
@@ -77,7 +79,8 @@ def trace(fn, args, kwargs, name, with_backward=False, run_segment=None, strict=
                 out_leaves, out_structure = flatten(out, _is_tensor)
                 extra_inputs, grads = _trace_backward(tracer, inputs, out_leaves)
             else:
-                out = fn(*sym_args, **sym_kwargs)
+                with side_effects.graph_print():
+                    out = fn(*sym_args, **sym_kwargs)
                 out_leaves, out_structure = flatten(out, _is_tensor)
                 extra_inputs, grads = [], []
             out_vars = [tracer.var_of(t) for t in out_leaves]
@@ -164,9 +167,9 @@ def _dump(graph, stage, kernel_source=None):
 class Executable:
     """A compiled forward: run it on concrete inputs, write back state, rebuild outputs."""
 
-    def __init__(self, traced):
+    def __init__(self, traced, program=None):
         self.traced = traced
-        self.program = compile_traced(traced.graph)
+        self.program = program or compile_traced(traced.graph)
 
     def __call__(self, leaves):
         t = self.traced
@@ -295,7 +298,7 @@ class JitFunction:
         if exe is _EAGER:
             return self.fn(*args, **kwargs)
         if exe is _SEGMENTED:
-            return self._run_segmented(args, kwargs).value
+            return self._run_with_python(args, kwargs, leaves)
         return exe(leaves)
 
     def _compile(self, key, args, kwargs, leaves, with_backward):
@@ -322,11 +325,28 @@ class JitFunction:
             self.breaks = result.breaks
             return result.value
         exe = self.cache[key] = Executable(result)
+        effects = side_effects.python_side_effects(self.fn, args)
+        if effects:
+            # this call's Python already ran (while tracing); later calls must run it again
+            self.cache[key] = _SEGMENTED
+            self.breaks = [report_side_effect(self.name, line, what) for line, what in effects]
         return exe(leaves)
 
     def _run_segmented(self, args, kwargs):
         return trace(self.fn, args, kwargs, self.name, run_segment=self._run_segment,
                      strict=self.fullgraph)
+
+    def _run_with_python(self, args, kwargs, leaves):
+        """A call whose Python must run (breaks or side effects); tensor work is compiled
+        into segments cached by structure, so only tracing costs Python time."""
+        result = self._run_segmented(args, kwargs)
+        if isinstance(result, Segmented):
+            return result.value
+        key = structural_key(result.graph)
+        program = self.segments.get(key)
+        if program is None:
+            program = self.segments[key] = compile_traced(result.graph)
+        return Executable(result, program)(leaves)
 
     def _run_segment(self, graph, inputs):
         key = structural_key(graph)

@@ -1,0 +1,30 @@
+"""Print as a graph operation: runs when the graph runs, in program order.
+
+While a Graph-mode function is traced, `print(...)` inside it becomes this primitive (see
+fallback.side_effects.graph_print), so printed tensors show their runtime values on every
+call instead of breaking the graph or being skipped when the compiled program replays.
+"""
+import numpy as np
+
+from .primitive import Aval, Primitive
+
+
+def _print_impl(xp, *arrays, template, sep, end):
+    values = iter(arrays)
+    parts = [str(np.asarray(next(values))) if item is None else item for item in template]
+    print(*parts, sep=sep, end=end, flush=True)
+    return np.zeros((), np.bool_)
+
+
+print_p = Primitive("print", infer=lambda *avals, template, sep, end: Aval((), np.dtype(np.bool_)),
+                    impl=_print_impl, effect=True,
+                    bprop=lambda *args, template, sep, end: (None,) * (len(args) - 2),
+                    doc="print the template, tensors (the positional inputs) where it holds None")
+
+
+def print_values(*objects, sep=" ", end="\n"):
+    """Print objects; tensors are printed with their values when the graph runs."""
+    from ..runtime.tensor import Tensor
+    template = tuple(None if isinstance(o, Tensor) else str(o) for o in objects)
+    tensors = [o for o in objects if isinstance(o, Tensor)]
+    print_p(*tensors, template=template, sep=sep, end=end)
