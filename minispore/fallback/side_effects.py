@@ -71,7 +71,9 @@ def _scan_source(fn):
                 if isinstance(t, (ast.Attribute, ast.Subscript)) and root not in local_names:
                     found.append((line, f"assignment to {ast.unparse(t)}"))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and node.func.attr in _MUTATORS and _root_name(node.func.value) not in local_names:
+                and node.func.attr in _MUTATORS and _root_name(node.func.value) not in local_names \
+                and not inspect.ismodule(fn.__globals__.get(_root_name(node.func.value))):
+            # (a module function such as ops.add / F.add is not a container's add)
             found.append((line, f"call {ast.unparse(node.func)}()"))
     import linecache
     filename = fn.__code__.co_filename

@@ -8,6 +8,7 @@ backward engine. Forward mode (`jvp`) is derived from reverse mode by the double
     Tensor(shape=[], dtype=Float32, value= 0.0706508)
 """
 from ..context.interpreter import STATE
+from ..ops.primitive import user_frame_summary
 from ..runtime.tensor import Tensor
 from . import tape
 from .backward import backward
@@ -17,21 +18,28 @@ def _as_tuple(x):
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
+def _api_error(cls, api, message):
+    """cls("api: message") followed by the user's line that called the transform."""
+    where = user_frame_summary()
+    return cls(f"{api}: {message}" + (f"\n  at {where}" if where else ""))
+
+
 def _positions(grad_position, nargs, api):
     if grad_position is None:
         return ()
     positions = _as_tuple(grad_position)
     for p in positions:
         if not isinstance(p, int) or not -nargs <= p < nargs:
-            raise ValueError(f"{api}: grad_position {grad_position!r} is out of range for "
-                             f"{nargs} positional input(s)")
+            raise _api_error(ValueError, api, f"grad_position {grad_position!r} is out of range "
+                             f"for {nargs} positional input(s)")
     return tuple(p % nargs for p in positions)
 
 
-def _vjp(fn, args, positions, weights):
+def _vjp(fn, args, positions, weights, reusable=False):
     """Run fn(*args) recording; return (outputs, pullback). pullback(sens) -> (dargs, dweights).
 
     Differentiated args are replaced by watched copies; weights are watched in place.
+    reusable: keep the recorded graph after a pullback, so that it can be called again.
     """
     weights = tuple(weights or ())
     args = list(args)
@@ -47,7 +55,7 @@ def _vjp(fn, args, positions, weights):
 
     def pullback(roots, sens):
         with tape.watching_parameters(weights):
-            grads = backward(roots, sens, targets, free=not nested)
+            grads = backward(roots, sens, targets, free=not (nested or reusable))
         grads = [g if g is not None else _zeros_like(t) for g, t in zip(grads, targets)]
         if not nested:
             tape.detach(grads)
@@ -70,8 +78,8 @@ def _split_aux(out, has_aux, api):
     """(differentiated outputs, aux outputs)."""
     if has_aux:
         if not isinstance(out, (tuple, list)) or len(out) < 2:
-            raise ValueError(f"{api}(has_aux=True): fn must return a tuple (output, aux...), "
-                             f"got {type(out).__name__}")
+            raise _api_error(ValueError, f"{api}(has_aux=True)", "fn must return a tuple "
+                             f"(output, aux...), got {type(out).__name__}")
         return (out[0],), tuple(out[1:])
     return _as_tuple(out), ()
 
@@ -79,7 +87,8 @@ def _split_aux(out, has_aux, api):
 def _check_outputs(outs, api):
     for o in outs:
         if not isinstance(o, Tensor):
-            raise TypeError(f"{api}: fn must return Tensors to differentiate, got {type(o).__name__}")
+            raise _api_error(TypeError, api, "fn must return Tensors to differentiate, got "
+                             f"{type(o).__name__}")
 
 
 def _pack(input_grads, weight_grads, positions, grad_position, weights):
@@ -109,14 +118,19 @@ def value_and_grad(fn, grad_position=0, weights=None, has_aux=False):
     >>> ms.value_and_grad(f, grad_position=(0, 1))(ms.Tensor(3.0), ms.Tensor(4.0))[1]
     (Tensor(shape=[], dtype=Float32, value= 4), Tensor(shape=[], dtype=Float32, value= 3))
     """
+    return _value_and_grad(fn, grad_position, weights, has_aux, "value_and_grad")
+
+
+def _value_and_grad(fn, grad_position, weights, has_aux, api):
+    """value_and_grad, with errors naming `api` (the transform the user called)."""
     if grad_position is None and weights is None:
-        raise ValueError("value_and_grad: grad_position and weights cannot both be None")
+        raise _api_error(ValueError, api, "grad_position and weights cannot both be None")
 
     def value_and_grad_fn(*args):
-        positions = _positions(grad_position, len(args), "value_and_grad")
+        positions = _positions(grad_position, len(args), api)
         out, pullback = _vjp(fn, args, positions, weights)
-        roots, _ = _split_aux(out, has_aux, "value_and_grad")
-        _check_outputs(roots, "value_and_grad")
+        roots, _ = _split_aux(out, has_aux, api)
+        _check_outputs(roots, api)
         input_grads, weight_grads = pullback(roots, [_ones_like(r) for r in roots])
         if STATE.recording == 0:
             tape.detach(out)
@@ -133,7 +147,7 @@ def grad(fn, grad_position=0, weights=None, has_aux=False):
     >>> ms.grad(ms.grad(ms.ops.sin))(ms.Tensor(0.5))   # -sin(0.5)
     Tensor(shape=[], dtype=Float32, value=-0.479426)
     """
-    vg = value_and_grad(fn, grad_position, weights, has_aux)
+    vg = _value_and_grad(fn, grad_position, weights, has_aux, "grad")
 
     def grad_fn(*args):
         out, grads = vg(*args)
@@ -146,7 +160,9 @@ def grad(fn, grad_position=0, weights=None, has_aux=False):
 
 def vjp(fn, *inputs, weights=None, has_aux=False):
     """``(fn(*inputs), vjp_fn)``; ``vjp_fn(v)`` gives the input gradients for cotangent v
-    (a tuple, one per input; plus the weights' gradients if weights are given).
+    (a tuple, one per input, even for one input; ``(input_grads, weight_grads)`` if weights
+    are given). With has_aux: ``(fn's first output, vjp_fn, aux)``, aux being the second
+    output itself if fn returns two, else the tuple of the others (as MindSpore).
 
     >>> import minispore as ms
     >>> out, vjp_fn = ms.vjp(lambda x: x * x, ms.Tensor([1.0, 2.0]))
@@ -154,25 +170,42 @@ def vjp(fn, *inputs, weights=None, has_aux=False):
     (Tensor(shape=[2], dtype=Float32, value= [ 2.00000000e+00,  4.00000000e+00]),)
     """
     positions = tuple(range(len(inputs)))
-    out, pullback = _vjp(fn, inputs, positions, weights)
+    out, pullback = _vjp(fn, inputs, positions, weights, reusable=True)
     roots, aux = _split_aux(out, has_aux, "vjp")
     _check_outputs(roots, "vjp")
 
     def vjp_fn(*cotangents):
+        if len(cotangents) == 1 and isinstance(cotangents[0], (tuple, list)):
+            cotangents = tuple(cotangents[0])  # vjp_fn((v1, v2)) as well as vjp_fn(v1, v2)
         if len(cotangents) != len(roots):
-            raise ValueError(f"vjp_fn: expected {len(roots)} cotangent(s) for fn's output(s), "
-                             f"got {len(cotangents)}")
+            raise _api_error(ValueError, "vjp_fn", f"expected {len(roots)} cotangent(s) for "
+                             f"fn's output(s), got {len(cotangents)}")
         for c, r in zip(cotangents, roots):
             if tuple(c.shape) != tuple(r.shape):
-                raise ValueError(f"vjp_fn: cotangent shape {tuple(c.shape)} does not match "
-                                 f"the output shape {tuple(r.shape)}")
+                raise _api_error(ValueError, "vjp_fn", f"cotangent shape {tuple(c.shape)} does "
+                                 f"not match the output shape {tuple(r.shape)}")
         input_grads, weight_grads = pullback(roots, cotangents)
         return (input_grads, weight_grads) if weights is not None else input_grads
 
     value = out if not has_aux else out[0]
     if STATE.recording == 0:
-        tape.detach(value)
-    return (value, vjp_fn, aux) if has_aux else (value, vjp_fn)
+        # the caller gets untracked copies; the pullback keeps the tracked roots
+        value, aux = _untracked(value), _untracked(aux)
+    return (value, vjp_fn, _one_or_tuple(aux)) if has_aux else (value, vjp_fn)
+
+
+def _one_or_tuple(aux):
+    """vjp/jvp's aux value as MindSpore gives it: one aux output as it is, several as a tuple."""
+    return aux[0] if len(aux) == 1 else aux
+
+
+def _untracked(x):
+    """x (a Tensor or nested tuple/list of them) as new Tensors sharing data, off the tape."""
+    if isinstance(x, Tensor):
+        return Tensor._wrap(x._data)
+    if isinstance(x, (tuple, list)):
+        return type(x)(_untracked(v) for v in x)
+    return x
 
 
 def jvp(fn, inputs, v, has_aux=False):
@@ -187,10 +220,12 @@ def jvp(fn, inputs, v, has_aux=False):
     """
     inputs, tangents = _as_tuple(inputs), _as_tuple(v)
     if len(inputs) != len(tangents):
-        raise ValueError(f"jvp: got {len(inputs)} input(s) but {len(tangents)} tangent(s)")
+        raise _api_error(ValueError, "jvp", f"got {len(inputs)} input(s) but {len(tangents)} "
+                         "tangent(s)")
     for x, t in zip(inputs, tangents):
         if tuple(x.shape) != tuple(t.shape):
-            raise ValueError(f"jvp: tangent shape {tuple(t.shape)} does not match input shape {tuple(x.shape)}")
+            raise _api_error(ValueError, "jvp", f"tangent shape {tuple(t.shape)} does not match "
+                             f"the input shape {tuple(x.shape)}")
     with tape.recording():
         out, pullback = _vjp(fn, inputs, tuple(range(len(inputs))), None)
         roots, aux = _split_aux(out, has_aux, "jvp")
@@ -203,8 +238,9 @@ def jvp(fn, inputs, v, has_aux=False):
         tape.detach(out)
         tape.detach(tangents_out)
     result = tangents_out[0] if not isinstance(out, (tuple, list)) or has_aux else tuple(tangents_out)
-    value = out[0] if has_aux else out
-    return (value, result, aux) if has_aux else (value, result)
+    if has_aux:
+        return out[0], result, _one_or_tuple(aux)
+    return out, result
 
 
 class GradOperation:

@@ -10,56 +10,71 @@
     >>> Scale()(ms.Tensor(3.0))
     Tensor(shape=[], dtype=Float32, value= 6)
 
+Parameter names are hierarchical, as in MindSpore: a Parameter assigned to `self.weight` is
+named `weight` (unless it was given a name), and when a cell is assigned to an attribute of a
+parent whose `auto_prefix` is True, its parameters are renamed `<attr>.<path>` (`fc1.weight`).
+
 `Cell.__call__` is the only place that looks at the mode: PyNative runs `construct` now (with
 hooks and a custom `bprop` if the cell defines one); Graph mode compiles it (runtime.compile).
 """
-import inspect
+import itertools
 from collections import OrderedDict
 
 from ..context import config
 from ..context.interpreter import STATE
-from ..grad import tape
-from .parameter import Parameter, ParameterTuple
+from . import cell_autodiff
+from .parameter import DEFAULT_NAME, Parameter, ParameterTuple
 
 
 class Cell:
-    """Base class for all networks: define `construct`, set layers and Parameters as attributes."""
+    """Base class for all networks: define `construct`, set layers and Parameters as attributes.
+
+    Args:
+        auto_prefix: whether sub-cells assigned as attributes get their attribute name as a
+            prefix of their parameters' names (wrappers such as WithLossCell turn it off).
+        flags: attributes to set on the cell (MindSpore's `add_flags`).
+    """
 
     def __init__(self, auto_prefix=True, flags=None):
-        object.__setattr__(self, "_params", OrderedDict())
-        object.__setattr__(self, "_cells", OrderedDict())
-        object.__setattr__(self, "training", False)
-        object.__setattr__(self, "_auto_prefix", auto_prefix)
-        object.__setattr__(self, "_forward_hooks", [])
-        object.__setattr__(self, "_backward_hooks", [])
-        object.__setattr__(self, "requires_grad", False)
+        init = object.__setattr__
+        init(self, "_params", OrderedDict())
+        init(self, "_cells", OrderedDict())
+        init(self, "training", False)
+        init(self, "requires_grad", False)
+        init(self, "_auto_prefix", auto_prefix)
+        for kind in ("_forward_pre_hooks", "_forward_hooks", "_backward_pre_hooks",
+                     "_backward_hooks"):
+            init(self, kind, OrderedDict())
+        if flags:
+            self.add_flags(**flags)
 
-    # ----- registration -----
+    # ***** registration *****
     def __setattr__(self, name, value):
         if "_params" not in self.__dict__:
-            raise AttributeError(f"{type(self).__name__}: call super().__init__() before setting attributes")
-        params, cells = self.__dict__["_params"], self.__dict__["_cells"]
+            raise AttributeError(f"{type(self).__name__}: call super().__init__() before setting "
+                                 f"attributes")
+        params, cells = self._params, self._cells
         if isinstance(value, Parameter):
-            if value._auto_named:
-                value.name = name
-                value._auto_named = False
-            params[name] = value
-            cells.pop(name, None)
-            self.__dict__.pop(name, None)
+            self.insert_param_to_cell(name, value)
         elif isinstance(value, Cell):
+            self.insert_child_to_cell(name, value)
             if self._auto_prefix:
-                for _, p in value.parameters_and_names():
-                    p.name = f"{name}.{p.name}"
-            cells[name] = value
-            params.pop(name, None)
-            self.__dict__.pop(name, None)
+                value.update_parameters_name(name + ".")
+        elif name in params and value is not None:
+            raise TypeError(f"{type(self).__name__}.{name} is a Parameter; assign a Parameter, "
+                            f"or use ops.assign / set_data to change its values")
         else:
-            if name in params and value is not None:
-                raise TypeError(f"{type(self).__name__}.{name} is a Parameter; assign a Parameter "
-                                f"or use ops.assign / set_data to change its values")
             params.pop(name, None)
             cells.pop(name, None)
             object.__setattr__(self, name, value)
+            if isinstance(value, ParameterTuple):
+                # Like MindSpore: the tuple's items join this cell's parameters (under their own
+                # names), so optimizer state held in a ParameterTuple is found and checkpointed.
+                known = {id(p) for p in params.values()}
+                for p in value:
+                    if id(p) not in known:
+                        params[_free_key(params, p.name)] = p
+                        known.add(id(p))
 
     def __getattr__(self, name):
         d = self.__dict__
@@ -77,13 +92,43 @@ class Cell:
         else:
             object.__delattr__(self, name)
 
-    def insert_child_to_cell(self, child_name, child_cell):
-        setattr(self, child_name, child_cell)
-
     def insert_param_to_cell(self, param_name, param, check_name_contain_dot=True):
-        setattr(self, param_name, param)
+        """Register `param` under `param_name` (a Parameter still named 'Parameter' takes it)."""
+        if not isinstance(param, Parameter):
+            raise TypeError(f"{type(self).__name__}.insert_param_to_cell: {param_name!r} must be a "
+                            f"Parameter, got {type(param).__name__}")
+        if check_name_contain_dot and "." in param_name:
+            raise KeyError(f"{type(self).__name__}: parameter name {param_name!r} must not "
+                           f"contain '.'")
+        if param.name == DEFAULT_NAME:
+            param.name = param_name
+        self._params[param_name] = param
+        self._cells.pop(param_name, None)
+        self.__dict__.pop(param_name, None)
 
-    # ----- queries -----
+    def insert_child_to_cell(self, child_name, child_cell):
+        """Register `child_cell` under `child_name` (no renaming of its parameters)."""
+        if not isinstance(child_name, str) or not child_name or "." in child_name:
+            raise KeyError(f"{type(self).__name__}: child cell name must be a non-empty str "
+                           f"without '.', got {child_name!r}")
+        if child_cell is not None and not isinstance(child_cell, Cell):
+            raise TypeError(f"{type(self).__name__}.insert_child_to_cell: {child_name!r} must be a "
+                            f"Cell, got {type(child_cell).__name__}")
+        self._cells[child_name] = child_cell
+        self._params.pop(child_name, None)
+        self.__dict__.pop(child_name, None)
+
+    def update_parameters_name(self, prefix="", recurse=True):
+        """Rename every parameter to `prefix` + its path in this cell (MindSpore's rule)."""
+        for path, param in self.parameters_and_names(expand=recurse):
+            param.name = prefix + path
+
+    def add_flags(self, **flags):
+        for key, value in flags.items():
+            object.__setattr__(self, key, value)
+        return self
+
+    # ***** queries *****
     def cells_and_names(self, cells=None, name_prefix=""):
         """(name, cell) for this cell and every sub-cell, depth first, each once."""
         seen = set() if cells is None else cells
@@ -93,26 +138,30 @@ class Cell:
         yield name_prefix, self
         for name, cell in self._cells.items():
             if cell is not None:
-                yield from cell.cells_and_names(seen, f"{name_prefix}.{name}" if name_prefix else name)
+                path = f"{name_prefix}.{name}" if name_prefix else name
+                yield from cell.cells_and_names(seen, path)
 
     def cells(self):
-        return list(self._cells.values())
+        """The direct sub-cells."""
+        return [c for c in self._cells.values() if c is not None]
 
     def name_cells(self):
-        return OrderedDict(self._cells)
+        """The direct sub-cells by attribute name."""
+        return OrderedDict((k, c) for k, c in self._cells.items() if c is not None)
 
     def parameters_and_names(self, name_prefix="", expand=True):
-        """(name, Parameter) pairs of this cell and its sub-cells, each Parameter once."""
+        """(path, Parameter) pairs of this cell (and its sub-cells if expand), each once."""
         seen = set()
-        for cell_name, cell in (self.cells_and_names() if expand else [("", self)]):
+        for cell_path, cell in (self.cells_and_names(name_prefix=name_prefix) if expand
+                                else [(name_prefix, self)]):
             for pname, p in cell._params.items():
-                if id(p) in seen:
+                if p is None or id(p) in seen:
                     continue
                 seen.add(id(p))
-                full = f"{cell_name}.{pname}" if cell_name else pname
-                yield (f"{name_prefix}.{full}" if name_prefix else full), p
+                yield (f"{cell_path}.{pname}" if cell_path else pname), p
 
     def get_parameters(self, expand=True):
+        """The Parameters (a generator), each once."""
         for _, p in self.parameters_and_names(expand=expand):
             yield p
 
@@ -121,35 +170,48 @@ class Cell:
         return [p for p in self.get_parameters(recurse) if p.requires_grad]
 
     def untrainable_params(self, recurse=True):
+        """The Parameters without requires_grad (BatchNorm statistics, optimizer state)."""
         return [p for p in self.get_parameters(recurse) if not p.requires_grad]
 
     def parameters_dict(self, recurse=True):
+        """OrderedDict {parameter.name: Parameter}."""
         return OrderedDict((p.name, p) for p in self.get_parameters(recurse))
 
-    # ----- modes -----
+    # ***** modes *****
     def set_train(self, mode=True):
-        """Training mode (dropout active, BatchNorm updates its statistics) for all sub-cells."""
+        """Training mode (Dropout active, BatchNorm uses and updates batch statistics) for this
+        cell and every sub-cell; `set_train(False)` is evaluation mode. Returns self."""
         for _, cell in self.cells_and_names():
-            object.__setattr__(cell, "training", mode)
+            object.__setattr__(cell, "training", bool(mode))
         return self
 
     def set_grad(self, requires_grad=True):
-        object.__setattr__(self, "requires_grad", requires_grad)
+        """Mark the cell as one whose gradients will be taken (informational here). Returns self."""
+        object.__setattr__(self, "requires_grad", bool(requires_grad))
         return self
 
-    # ----- hooks -----
+    # ***** hooks (PyNative only; a compiled graph runs no Python callbacks) *****
+    def register_forward_pre_hook(self, hook_fn):
+        """hook_fn(cell, inputs) runs before construct; it may return new inputs."""
+        return _HookHandle(self._forward_pre_hooks, hook_fn)
+
     def register_forward_hook(self, hook_fn):
-        """hook_fn(cell, inputs, output) runs after construct (PyNative); may return a new output."""
-        self._forward_hooks.append(hook_fn)
+        """hook_fn(cell, inputs, output) runs after construct; it may return a new output."""
         return _HookHandle(self._forward_hooks, hook_fn)
 
+    def register_backward_pre_hook(self, hook_fn):
+        """hook_fn(cell, grad_output) runs when the gradient reaches the cell's outputs; it may
+        return a tuple replacing grad_output."""
+        return _HookHandle(self._backward_pre_hooks, hook_fn)
+
     def register_backward_hook(self, hook_fn):
-        """hook_fn(cell, grad_input, grad_output) runs when gradients flow back through this
-        cell (PyNative); it may return replacement input gradients."""
-        self._backward_hooks.append(hook_fn)
+        """hook_fn(cell, grad_input, grad_output) runs once the gradient has flowed back through
+        the cell: grad_output is the gradient w.r.t. its outputs, grad_input the gradient w.r.t.
+        its Tensor inputs (None for each if no input is differentiated); it may return a tuple
+        replacing grad_input."""
         return _HookHandle(self._backward_hooks, hook_fn)
 
-    # ----- calling -----
+    # ***** calling *****
     def construct(self, *inputs, **kwargs):
         raise NotImplementedError(f"{type(self).__name__} must define construct()")
 
@@ -160,74 +222,74 @@ class Cell:
         return self._run_construct(args, kwargs)
 
     def _run_construct(self, args, kwargs):
-        if type(self).bprop is not Cell.bprop:
-            out = self._run_with_custom_bprop(args, kwargs)
-        elif self._backward_hooks:
-            out = self._run_with_backward_hooks(args, kwargs)
+        hooks_on = not STATE.trace_stack
+        if hooks_on:
+            for hook in list(self._forward_pre_hooks.values()):
+                result = hook(self, args)
+                if result is not None:
+                    args = result if isinstance(result, tuple) else (result,)
+        if hooks_on and STATE.recording and (self._backward_hooks or self._backward_pre_hooks):
+            out = cell_autodiff.run_with_backward_hooks(
+                self, args, lambda inner: self._run_body(inner, kwargs))
         else:
-            out = self.construct(*args, **kwargs)
-        for hook in self._forward_hooks:
-            result = hook(self, args, out)
-            if result is not None:
-                out = result
+            out = self._run_body(args, kwargs)
+        if hooks_on:
+            for hook in list(self._forward_hooks.values()):
+                result = hook(self, args, out)
+                if result is not None:
+                    out = result
         return out
+
+    def _run_body(self, args, kwargs):
+        if type(self).bprop is not Cell.bprop:
+            return cell_autodiff.run_with_custom_bprop(self, args, kwargs)
+        if STATE.trace_stack:  # Graph mode: tensor-conditioned ifs become selects
+            from ..fallback.convert import converted
+            return converted(type(self).construct)(self, *args, **kwargs)
+        return self.construct(*args, **kwargs)
 
     def bprop(self, *args):
-        """Override as bprop(self, *inputs, out, dout) -> input gradients to replace autodiff."""
+        """Override as bprop(self, *inputs, out, dout) -> one gradient per input, to replace
+        autodiff through this cell (grad, value_and_grad, GradOperation all use it)."""
         raise NotImplementedError
 
-    def _run_with_custom_bprop(self, args, kwargs):
-        n_inputs = len(args)
-        n_params = len(inspect.signature(self.bprop).parameters)
-        if n_params != n_inputs + 2:
-            raise TypeError(f"{type(self).__name__}.bprop takes {n_params} arguments; it must take "
-                            f"the {n_inputs} input(s), then out and dout ({n_inputs + 2} in all)")
-        with tape.paused():
-            out = self.construct(*args, **kwargs)
-        outputs = out if isinstance(out, tuple) else (out,)
-
-        def rule(*saved):
-            inputs, o, dout = saved[:n_inputs], saved[n_inputs], saved[n_inputs + 1]
-            grads = self.bprop(*inputs, o, dout)
-            return tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
-
-        tape.record_custom(f"{type(self).__name__}.bprop", rule, args, outputs, isinstance(out, tuple))
-        return out
-
-    def _run_with_backward_hooks(self, args, kwargs):
-        # Route the outputs through an identity node whose rule calls the hooks, and the
-        # inputs through one that sees the input gradients.
-        out = self.construct(*args, **kwargs)
-        outputs = out if isinstance(out, tuple) else (out,)
-        from ..ops import functional as F
-        hooked = tuple(F.identity(o) for o in outputs)
-
-        def rule(*saved):
-            douts = saved[-1] if isinstance(out, tuple) else (saved[-1],)
-            grads = tuple(douts)
-            for hook in self._backward_hooks:
-                result = hook(self, grads, tuple(douts))
-                if result is not None:
-                    grads = tuple(result) if isinstance(result, (tuple, list)) else (result,)
-            return grads
-
-        tape.record_custom(f"{type(self).__name__}.backward_hook", rule, outputs, hooked, isinstance(out, tuple))
-        return hooked if isinstance(out, tuple) else hooked[0]
+    # ***** printing *****
+    def extend_repr(self):
+        """Extra text shown inside this cell's repr (layer sizes...)."""
+        return ""
 
     def __repr__(self):
-        lines = [f"{type(self).__name__}<"]
-        for name, cell in self._cells.items():
-            lines.append(f"  ({name}): " + repr(cell).replace("\n", "\n  "))
-        return "\n".join(lines) + ">" if len(lines) > 1 else f"{type(self).__name__}<>"
+        extra = self.extend_repr()
+        children = [f"({name}): " + repr(cell).replace("\n", "\n  ")
+                    for name, cell in self._cells.items() if cell is not None]
+        if not children:
+            return f"{type(self).__name__}<{extra}>"
+        lines = ([extra] if extra else []) + children
+        return f"{type(self).__name__}<\n  " + "\n  ".join(lines) + "\n  >"
+
+
+def _free_key(table, name):
+    """`name`, or `name$1`, `name$2`... whichever is not yet a key of `table`."""
+    key, n = name, 0
+    while key in table:
+        n += 1
+        key = f"{name}${n}"
+    return key
 
 
 class _HookHandle:
+    """What register_*_hook returns: `handle.remove()` unregisters that one hook."""
+
+    _ids = itertools.count()
+
     def __init__(self, hooks, fn):
-        self._hooks, self._fn = hooks, fn
+        if not callable(fn):
+            raise TypeError(f"a hook must be callable, got {type(fn).__name__}")
+        self._hooks, self._id = hooks, next(self._ids)
+        hooks[self._id] = fn
 
     def remove(self):
-        if self._fn in self._hooks:
-            self._hooks.remove(self._fn)
+        self._hooks.pop(self._id, None)
 
 
 __all__ = ["Cell", "Parameter", "ParameterTuple"]

@@ -26,7 +26,7 @@ def no_grad(*inputs_out_dout, **attrs):
 
 # ***** unary *****
 
-neg = Primitive("neg", infer=I.same, impl=lambda xp, x: xp.negative(x),
+neg = Primitive("neg", infer=I.numeric, impl=lambda xp, x: xp.negative(x),
                 bprop=lambda x, out, dout: (-dout,), expr="-{0}")
 
 abs = Primitive("abs", infer=I.same, impl=lambda xp, x: xp.abs(x),
@@ -85,7 +85,8 @@ _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 def _erf_impl(xp, x):
     x = _float(x)
     if xp is np:
-        return scipy.special.erf(x)
+        # scipy computes Float16 in Float32
+        return scipy.special.erf(x).astype(x.dtype, copy=False)
     import cupyx.scipy.special
     return cupyx.scipy.special.erf(x)
 
@@ -94,14 +95,19 @@ erf = Primitive("erf", infer=I.float_unary, impl=_erf_impl,
                 bprop=lambda x, out, dout: (dout * F.exp(-x * x) * _TWO_OVER_SQRT_PI,),
                 expr="erf({0})")
 
-sign = Primitive("sign", infer=I.same, impl=lambda xp, x: xp.sign(x), bprop=no_grad, expr="sign({0})")
+sign = Primitive("sign", infer=I.numeric, impl=lambda xp, x: xp.sign(x), bprop=no_grad, expr="sign({0})")
 floor = Primitive("floor", infer=I.same, impl=lambda xp, x: xp.floor(x), bprop=no_grad, expr="floor({0})")
 ceil = Primitive("ceil", infer=I.same, impl=lambda xp, x: xp.ceil(x), bprop=no_grad, expr="ceil({0})")
+def _round_impl(xp, x):
+    # rint keeps the dtype and refuses Bool (np.round would give Float16 for Bool)
+    return x.copy() if x.dtype.kind in "iu" else xp.rint(x, dtype=x.dtype)
+
+
 # numpy and MindSpore both round half to even
-round = Primitive("round", infer=I.same, impl=lambda xp, x: xp.round(x), bprop=no_grad, expr="rint({0})")
+round = Primitive("round", infer=I.numeric, impl=_round_impl, bprop=no_grad, expr="rint({0})")
 logical_not = Primitive("logical_not", infer=I.compare, impl=lambda xp, x: xp.logical_not(x),
                         bprop=no_grad, expr="not {0}")
-bitwise_not = Primitive("bitwise_not", infer=I.same, impl=lambda xp, x: xp.invert(x),
+bitwise_not = Primitive("bitwise_not", infer=I.integral, impl=lambda xp, x: xp.invert(x),
                         bprop=no_grad, expr="~{0}")
 
 
@@ -111,7 +117,7 @@ add = Primitive("add", infer=I.broadcast, impl=lambda xp, x, y: xp.add(x, y),
                 bprop=lambda x, y, out, dout: (F.sum_to(dout, x.shape), F.sum_to(dout, y.shape)),
                 expr="{0} + {1}")
 
-sub = Primitive("sub", infer=I.broadcast, impl=lambda xp, x, y: xp.subtract(x, y),
+sub = Primitive("sub", infer=I.broadcast_numeric, impl=lambda xp, x, y: xp.subtract(x, y),
                 bprop=lambda x, y, out, dout: (F.sum_to(dout, x.shape), F.sum_to(-dout, y.shape)),
                 expr="{0} - {1}")
 
@@ -131,10 +137,13 @@ div = Primitive("div", infer=I.broadcast_float, impl=_div_impl,
                                                F.sum_to(-dout * out / y, y.shape)),
                 expr="{0} / {1}")
 
-floor_div = Primitive("floor_div", infer=I.broadcast, impl=lambda xp, x, y: xp.floor_divide(x, y),
+# dtype=x.dtype: numpy would turn Bool inputs into Int8; with it, numpy refuses them as infer does
+floor_div = Primitive("floor_div", infer=I.broadcast_numeric,
+                      impl=lambda xp, x, y: xp.floor_divide(x, y, dtype=x.dtype),
                       bprop=no_grad, expr="floor({0} / {1})")
 
-floor_mod = Primitive("floor_mod", infer=I.broadcast, impl=lambda xp, x, y: xp.mod(x, y),
+floor_mod = Primitive("floor_mod", infer=I.broadcast_numeric,
+                      impl=lambda xp, x, y: xp.mod(x, y, dtype=x.dtype),
                       bprop=lambda x, y, out, dout: (F.sum_to(dout, x.shape),
                                                      F.sum_to(-dout * F.floor_div(x, y), y.shape)),
                       expr="{0} - floor({0} / {1}) * {1}")
@@ -147,7 +156,8 @@ def _pow_bprop(x, y, out, dout):
     return F.sum_to(dx, x.shape), F.sum_to(dy, y.shape)
 
 
-pow = Primitive("pow", infer=I.broadcast, impl=lambda xp, x, y: xp.power(x, y),
+pow = Primitive("pow", infer=I.broadcast_numeric,
+                impl=lambda xp, x, y: xp.power(x, y, dtype=x.dtype),
                 bprop=_pow_bprop, expr="{0} ** {1}")
 
 maximum = Primitive("maximum", infer=I.broadcast, impl=lambda xp, x, y: xp.maximum(x, y),
@@ -188,7 +198,13 @@ def _select_infer(c, x, y):
     return I.Aval(I.broadcast_shapes(c.shape, out.shape), out.dtype)
 
 
-select = Primitive("select", infer=_select_infer, impl=lambda xp, c, x, y: xp.where(c, x, y),
+def _select_impl(xp, c, x, y):
+    if c.dtype != np.bool_:  # numpy would take any truth value; MindSpore wants Bool
+        raise TypeError("the condition of select must be Bool")
+    return xp.where(c, x, y)
+
+
+select = Primitive("select", infer=_select_infer, impl=_select_impl,
                    bprop=lambda c, x, y, out, dout: (
                        None,
                        F.sum_to(F.where(c, dout, 0), x.shape),

@@ -13,9 +13,12 @@ import numpy as np
 from ..runtime import device
 from ..runtime.dtype import promote_np, scalar_np_dtype, to_np
 from ..runtime.tensor import Tensor
-from .primitive import REGISTRY, bind
+from .infer import normalize_axis
+from .primitive import (REGISTRY, OpError, OpShapeError, OpTypeError, aval_of, bind,
+                        with_context)
 
-_py_max, _py_sum = builtins.max, builtins.sum  # shadowed below by ops.max / ops.sum
+# shadowed below by ops.max / ops.sum / ops.all
+_py_max, _py_sum, _py_all = builtins.max, builtins.sum, builtins.all
 
 
 def _np_dtype_of(x):
@@ -41,6 +44,27 @@ def promote(x, y):
         x, y = Tensor(x), Tensor(y)
         target = promote_np(x._data.dtype, y._data.dtype)
     return _to_dtype(x, target), _to_dtype(y, target)
+
+
+def _error(op_name, cls, message, tensors, **attrs):
+    """An OpError of class `cls` in the standard form: the op, its inputs, the user's line."""
+    return cls(with_context(op_name, [aval_of(t) for t in tensors], attrs, message))
+
+
+def _axis(op_name, x, axis):
+    """`axis` of x as a non-negative int, or an error naming the op and x."""
+    try:
+        return normalize_axis(int(axis), x.ndim)
+    except OpError as e:
+        raise _error(op_name, type(e), str(e), [x], axis=axis) from None
+
+
+def _axes(op_name, x, axis):
+    """`normalize_axes` for op `op_name`, with the op and x named if an axis is out of range."""
+    try:
+        return normalize_axes(axis, x.ndim)
+    except OpError as e:
+        raise _error(op_name, type(e), str(e), [x], axis=axis) from None
 
 
 def _binary(prim):
@@ -106,7 +130,8 @@ def arange(start=0, end=None, step=1, dtype=None):
     if end is None:
         start, end = 0, start
     if dtype is None:
-        dtype = np.int64 if all(isinstance(v, (int, np.integer)) for v in (start, end, step)) else np.float32
+        ints = _py_all(isinstance(v, (int, np.integer)) for v in (start, end, step))
+        dtype = np.int64 if ints else np.float32
     return Tensor._wrap(device.xp().arange(start, end, step, dtype=to_np(dtype)))
 
 
@@ -163,7 +188,12 @@ def reciprocal(x):
 def softplus(x, beta=1, threshold=20):
     """log(1 + exp(beta x)) / beta, computed without overflow."""
     bx = mul(x, beta) if beta != 1 else x
-    out = add(maximum(bx, 0.0), log1p(exp(neg(abs(bx)))))
+    # one smooth formula per half-line, each fed only its own half (no overflow in the
+    # unselected branch): max(x, 0) + log1p(exp(-|x|)) has subgradients at 0 summing to 1,
+    # not the true 0.5
+    positive = greater(bx, 0)
+    out = where(positive, add(bx, log1p(exp(neg(where(positive, bx, 0.0))))),
+                log1p(exp(where(positive, 0.0, bx))))
     return div(out, beta) if beta != 1 else out
 
 
@@ -188,11 +218,11 @@ def stop_gradient(x):
 
 def normalize_axes(axis, ndim):
     """None (all axes) or a sorted tuple of non-negative axes; () means all, as in MindSpore."""
-    if axis is None or axis == ():
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else axis
+    if axes is None or tuple(axes) == ():
         return None
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-    from .infer import normalize_axis
-    return tuple(sorted({normalize_axis(int(a), ndim) for a in axes}))
+    normalized = tuple(sorted({normalize_axis(int(a), ndim) for a in axes}))
+    return normalized if ndim else None  # a 0-d tensor's one axis (0 or -1) is all of it
 
 
 def _reduction(name, doc):
@@ -201,7 +231,7 @@ def _reduction(name, doc):
     def op(x, axis=None, keep_dims=False, *, keepdims=None):
         x = x if isinstance(x, Tensor) else Tensor(x)
         keep = keep_dims if keepdims is None else keepdims
-        return bind(prim, x, axis=normalize_axes(axis, x.ndim), keep_dims=bool(keep))
+        return bind(prim, x, axis=_axes(name, x, axis), keep_dims=bool(keep))
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc
     return op
@@ -224,7 +254,7 @@ def mean(x, axis=None, keep_dims=False, *, keepdims=None):
     """Arithmetic mean over `axis`."""
     x = x if isinstance(x, Tensor) else Tensor(x)
     keep = keep_dims if keepdims is None else keepdims
-    axes = normalize_axes(axis, x.ndim)
+    axes = _axes("mean", x, axis)
     if not x.dtype.is_float:
         x = cast(x, np.float32)
     return div(sum(x, axes, keep), float(_py_max(_count(x, axes), 1)))
@@ -273,8 +303,7 @@ def argmin(x, axis=None, keepdims=False, *, dim=None, keepdim=None, output_type=
 
 def _arg(name, x, axis, keep, dtype):
     if axis is not None:
-        from .infer import normalize_axis
-        axis = normalize_axis(int(axis), x.ndim)
+        axis = _axis(name, x, axis)
     return bind(REGISTRY[name], x, axis=axis, keep_dims=bool(keep), dtype=to_np(dtype))
 
 
@@ -295,8 +324,7 @@ def min(x, axis=None, keepdims=False, *, keep_dims=None):
 
 
 def cumsum(x, axis, dtype=None, *, reverse=False):
-    from .infer import normalize_axis
-    out = bind(REGISTRY["cumsum"], x, axis=normalize_axis(int(axis), x.ndim), reverse=reverse)
+    out = bind(REGISTRY["cumsum"], x, axis=_axis("cumsum", x, axis), reverse=reverse)
     return out if dtype is None else cast(out, dtype)
 
 
@@ -322,7 +350,8 @@ def reshape(x, shape):
     if -1 in shape:
         known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
         if shape.count(-1) > 1 or known == 0 or x.size % known:
-            raise ValueError(f"ops.reshape: cannot reshape {x.shape} into {shape}")
+            raise _error("reshape", OpShapeError, f"cannot reshape {x.size} elements into "
+                         f"shape {shape}", [x], shape=shape)
         shape = tuple(x.size // known if s == -1 else s for s in shape)
     if tuple(x.shape) == shape:
         return x
@@ -330,7 +359,7 @@ def reshape(x, shape):
 
 
 def transpose(x, input_perm):
-    perm = tuple(int(p) % _py_max(x.ndim, 1) for p in input_perm)
+    perm = tuple(_axis("transpose", x, p) for p in input_perm)
     if perm == tuple(range(x.ndim)):
         return x
     return bind(REGISTRY["transpose"], x, perm=perm)
@@ -354,7 +383,8 @@ def swapaxes(x, axis0, axis1):
 def expand_dims(x, axis):
     axis = int(axis)
     if not -x.ndim - 1 <= axis <= x.ndim:
-        raise ValueError(f"ops.expand_dims: axis {axis} is out of range for a tensor of rank {x.ndim}")
+        raise _error("expand_dims", OpShapeError, f"axis {axis} is out of range for a new axis "
+                     f"of a rank-{x.ndim} tensor (valid: {-x.ndim - 1}..{x.ndim})", [x], axis=axis)
     axis = axis % (x.ndim + 1)
     shape = list(x.shape)
     shape.insert(axis, 1)
@@ -368,10 +398,11 @@ def squeeze(x, axis=None):
     shape = x.shape
     if axis is None:
         return reshape(x, [s for s in shape if s != 1])
-    axes = normalize_axes(axis, x.ndim) or ()
+    axes = _axes("squeeze", x, axis) or ()
     for a in axes:
         if shape[a] != 1:
-            raise ValueError(f"ops.squeeze: axis {a} of shape {shape} has size {shape[a]}, not 1")
+            raise _error("squeeze", OpShapeError, f"axis {a} has size {shape[a]}, not 1", [x],
+                         axis=axis)
     return reshape(x, [s for i, s in enumerate(shape) if i not in axes])
 
 
@@ -379,7 +410,7 @@ def flatten(x, order="C", *, start_dim=1, end_dim=-1):
     """Merge axes start_dim..end_dim into one (MindSpore default: all but the batch axis)."""
     if x.ndim == 0:
         return reshape(x, (1,))
-    start, end = start_dim % x.ndim, end_dim % x.ndim
+    start, end = _axis("flatten", x, start_dim), _axis("flatten", x, end_dim)
     shape = x.shape
     return reshape(x, shape[:start] + (-1,) + shape[end + 1:])
 
@@ -397,6 +428,10 @@ def concat(tensors, axis=0):
     tensors = [t if isinstance(t, Tensor) else Tensor(t) for t in tensors]
     if len(tensors) == 1:
         return tensors[0]
+    dtype = tensors[0]._data.dtype
+    for t in tensors[1:]:
+        dtype = promote_np(dtype, t._data.dtype)
+    tensors = [_to_dtype(t, dtype) for t in tensors]  # the primitive takes one dtype
     return bind(REGISTRY["concat"], *tensors, axis=int(axis))
 
 
@@ -424,7 +459,8 @@ def split(x, split_size_or_sections, axis=0):
     else:
         sections = list(split_size_or_sections)
     if _py_sum(sections) != size:
-        raise ValueError(f"ops.split: sections {sections} do not add up to axis {axis} of size {size}")
+        raise _error("split", OpShapeError, f"sections {sections} do not add up to the size "
+                     f"{size} of axis {axis}", [x], axis=axis)
     out, start = [], 0
     for s in sections:
         out.append(slice_axis(x, axis, start, start + s))
@@ -466,17 +502,19 @@ def gather(input_params, input_indices, axis, batch_dims=0):
     """Slices of input_params at `input_indices` along `axis` (MindSpore's ops.gather)."""
     if batch_dims:
         raise NotImplementedError("ops.gather: batch_dims > 0 is not supported")
-    index = (slice(None),) * (axis % input_params.ndim) + (input_indices,)
+    index = (slice(None),) * _axis("gather", input_params, axis) + (input_indices,)
     return getitem(input_params, index)
 
 
 def gather_elements(x, dim, index):
     """out[i][j] = x[index[i][j]][j] for dim 0 (numpy's take_along_axis)."""
-    return bind(REGISTRY["take_along_axis"], x, index, axis=dim % x.ndim)
+    return bind(REGISTRY["take_along_axis"], x, index, axis=_axis("gather_elements", x, dim))
 
 
 def one_hot(indices, depth, on_value=1.0, off_value=0.0, axis=-1):
     """One-hot encoding: depth entries along a new last axis (Float32 by default)."""
+    if _np_dtype_of(indices).kind not in "iu":
+        raise _error("one_hot", OpTypeError, "indices must be an integer tensor", [indices])
     hit = equal(expand_dims(indices, -1), arange(int(depth), dtype=_np_dtype_of(indices)))
     out = where(hit, Tensor(on_value, np.float32) if isinstance(on_value, float) else on_value,
                 Tensor(off_value, np.float32) if isinstance(off_value, float) else off_value)
@@ -485,13 +523,14 @@ def one_hot(indices, depth, on_value=1.0, off_value=0.0, axis=-1):
 
 def sort(x, axis=-1, descending=False):
     """(values, indices) sorted along `axis` (stable)."""
-    return bind(REGISTRY["sort"], x, axis=axis % x.ndim, descending=bool(descending))
+    return bind(REGISTRY["sort"], x, axis=_axis("sort", x, axis), descending=bool(descending))
 
 
 def topk(x, k, dim=-1, largest=True, sorted=True):
-    """(values, indices) of the k largest (or smallest) entries along `dim`."""
+    """(values, indices) of the k largest (or smallest) entries along `dim` (None: the last)."""
+    dim = _axis("topk", x, -1 if dim is None else dim)
     values, indices = sort(x, dim, descending=largest)
-    return slice_axis(values, dim % x.ndim, 0, k), slice_axis(indices, dim % x.ndim, 0, k)
+    return slice_axis(values, dim, 0, k), slice_axis(indices, dim, 0, k)
 
 
 def matmul(x, y):
@@ -546,3 +585,4 @@ def size(x):
 
 from .nn import *  # noqa: E402,F401,F403  (nn primitives and composites: conv, pool, softmax, losses)
 from .state import assign, assign_add, assign_sub, depend  # noqa: E402,F401
+from .debug import print_values  # noqa: E402,F401  (registers the graph print op)

@@ -43,6 +43,31 @@ def broadcast_float(*xs, **attrs):
     return Aval(out.shape, float_dtype(out.dtype))
 
 
+def _reject_bool(xs):
+    for x in xs:
+        if x.dtype.kind == "b":
+            raise OpTypeError(f"arithmetic is not defined on Bool tensors, got {x}; cast first")
+
+
+def numeric(x, **attrs):
+    """Output like the input, which must not be Bool (arithmetic such as neg, sign, round)."""
+    _reject_bool((x,))
+    return x
+
+
+def broadcast_numeric(*xs, **attrs):
+    """`broadcast` for arithmetic that has no Bool version (sub, pow, floor_div, mod)."""
+    _reject_bool(xs)
+    return broadcast(*xs)
+
+
+def integral(x, **attrs):
+    """Output like the input, which must be Bool or integer (bitwise ops)."""
+    if x.dtype.kind not in "biu":
+        raise OpTypeError(f"bitwise ops need a Bool or integer tensor, got {x}")
+    return x
+
+
 def compare(*xs, **attrs):
     """Comparison / logical op: broadcast shapes, Bool."""
     return Aval(broadcast_shapes(*(x.shape for x in xs)), BOOL)
@@ -59,11 +84,13 @@ def require_int(name, aval):
 
 
 def normalize_axis(axis, ndim):
-    """A non-negative axis, or OpShapeError naming the valid range."""
-    if not -ndim <= axis < max(ndim, 1):
+    """A non-negative axis, or OpShapeError naming the valid range. A 0-d tensor has the
+    axis 0 (alias -1), as in PyTorch: reducing or scanning along it changes nothing."""
+    rank = max(ndim, 1)
+    if not -rank <= axis < rank:
         raise OpShapeError(f"axis {axis} is out of range for a tensor of rank {ndim} "
-                           f"(valid: {-ndim}..{max(ndim, 1) - 1})")
-    return axis % ndim if ndim else 0
+                           f"(valid: {-rank}..{rank - 1})")
+    return axis % rank
 
 
 def reduced_shape(shape, axis, keep_dims):

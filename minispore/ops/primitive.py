@@ -20,6 +20,7 @@ A row is `Primitive(name, infer=..., impl=..., bprop=..., [expr=..., jvp=..., ..
 Array data is positional, static attributes are keywords (hashable: they are part of graph
 cache keys). Calling a primitive binds it to the current interpreter: `prim(x, y, axis=0)`.
 """
+import inspect
 import os
 import sys
 from typing import NamedTuple
@@ -81,6 +82,10 @@ class Primitive:
         """The OpError to raise when this primitive failed on `args`: the shape/dtype rule's
         complaint if it has one, otherwise `error` restated with the inputs."""
         avals = [aval_of(a) for a in args]
+        try:
+            inspect.signature(self.infer).bind(*avals, **attrs)
+        except TypeError as e:  # wrong number of inputs, unknown attribute
+            return OpTypeError(with_context(self.name, avals, attrs, f"wrong arguments: {e}"))
         try:
             self.infer(*avals, **attrs)
         except OpError as e:

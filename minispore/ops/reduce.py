@@ -53,9 +53,15 @@ reduce_min = Primitive("reduce_min", infer=I.reduce,
 
 
 def _prod_bprop(x, out, dout, axis, keep_dims):
-    # product of the other elements = out / x where x != 0; exact zeros need the
-    # explicit leave-one-out product, which we compute only for them
-    others = _spread(out, x, axis) / F.where(F.equal(x, 0), 1, x)
+    # d out / d x_i is the product of the other elements: out / x_i when no element is 0;
+    # with one zero, the product of the non-zero ones at the zero and 0 elsewhere; with more
+    # zeros, 0 everywhere
+    is_zero = F.equal(x, 0)
+    safe_x = F.where(is_zero, 1, x)
+    nonzero_prod = _spread(F.reduce_prod(safe_x, axis=axis, keep_dims=True), x, axis)
+    zeros = _spread(F.reduce_sum(F.cast(is_zero, x.dtype), axis=axis, keep_dims=True), x, axis)
+    others = F.where(is_zero, F.where(F.equal(zeros, 1), nonzero_prod, 0),
+                     F.where(F.equal(zeros, 0), nonzero_prod / safe_x, 0))
     return (_spread(dout, x, axis) * others,)
 
 
@@ -80,7 +86,7 @@ def _arg_infer(x, axis, keep_dims, dtype):
 def _arg_impl(fn):
     def impl(xp, x, axis, keep_dims, dtype):
         out = fn(x, axis=axis)
-        if keep_dims:
+        if keep_dims and x.ndim:
             out = xp.expand_dims(out, axis) if axis is not None else out.reshape((1,) * x.ndim)
         return out.astype(dtype)
     return impl
@@ -91,6 +97,8 @@ argmin = Primitive("argmin", infer=_arg_infer, impl=_arg_impl(np.argmin), bprop=
 
 
 def _cumsum_impl(xp, x, axis, reverse):
+    if x.ndim == 0:  # numpy would return shape (1,)
+        return x.copy()
     if reverse:
         return xp.flip(xp.cumsum(xp.flip(x, axis), axis=axis, dtype=x.dtype), axis)
     return xp.cumsum(x, axis=axis, dtype=x.dtype)

@@ -7,6 +7,7 @@ updated variable into a graph output written back after a successful run (functi
 state: nothing is lost when a run raises).
 """
 from ..runtime.tensor import Tensor
+from . import functional as F
 from . import infer as I
 from .primitive import OpShapeError, Primitive, bind
 
@@ -27,7 +28,7 @@ def _assign_impl(xp, variable, value):
 
 
 assign_p = Primitive("assign", infer=_assign_infer, impl=_assign_impl, effect=True,
-                     bprop=lambda variable, value, out, dout: (None, dout))
+                     bprop=lambda variable, value, out, dout: (None, F.sum_to(dout, value.shape)))
 
 
 def assign(variable, value):

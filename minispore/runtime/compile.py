@@ -17,7 +17,7 @@ from ..grad import tape
 from ..grad.backward import backward
 from . import guards, passes
 from .codegen import lower
-from ..fallback import side_effects
+from ..fallback import convert, side_effects
 from ..fallback.graph_break import BreakNotAllowed
 from ..fallback.report import report_side_effect
 from .ir import Graph, Var, structural_key
@@ -80,7 +80,7 @@ def trace(fn, args, kwargs, name, with_backward=False, run_segment=None, strict=
                 extra_inputs, grads = _trace_backward(tracer, inputs, out_leaves)
             else:
                 with side_effects.graph_print():
-                    out = fn(*sym_args, **sym_kwargs)
+                    out = convert.converted(fn)(*sym_args, **sym_kwargs)
                 out_leaves, out_structure = flatten(out, _is_tensor)
                 extra_inputs, grads = [], []
             out_vars = [tracer.var_of(t) for t in out_leaves]

@@ -12,6 +12,8 @@ def optimize(graph):
     """The standard pipeline, in the order that lets each pass feed the next."""
     graph = fold_constants(graph)
     graph = simplify(graph)
+    graph = absorb_broadcasts(graph)
+    graph = simplify(graph)
     graph = cse(graph)
     return dce(graph)
 
@@ -87,6 +89,36 @@ def simplify(graph):
         else:
             nodes.append(node)
     return _rebuild(graph, nodes, alias)
+
+
+def absorb_broadcasts(graph):
+    """Elementwise ops broadcast their inputs themselves: `broadcast_to(x)` read only by
+    elementwise ops of the broadcast shape is replaced by x, so fused kernels read the small
+    x instead of a materialised copy (e.g. the ones a sum's gradient spreads)."""
+    consumers = {}
+    for node in graph.nodes:
+        for v in node.inputs:
+            consumers.setdefault(v.id, []).append(node)
+    outputs = {v.id for v in graph.outputs}
+    for node in graph.nodes:
+        if node.prim.name not in ("broadcast_to", "reshape"):
+            continue
+        src, out = node.inputs[0], node.outputs[0]
+        if node.prim.name == "reshape" and not _only_adds_leading_ones(src.shape, out.shape):
+            continue
+        users = consumers.get(out.id, [])
+        if out.id in outputs or not users or not all(
+                u.prim.expr is not None and u.outputs[0].shape == out.shape for u in users):
+            continue
+        for u in users:
+            u.inputs = [src if v is out else v for v in u.inputs]
+    return dce(graph)
+
+
+def _only_adds_leading_ones(src, dst):
+    """True if `dst` is `src` with leading 1s (numpy broadcasting would add them anyway)."""
+    extra = len(dst) - len(src)
+    return extra >= 0 and tuple(dst[extra:]) == tuple(src) and all(d == 1 for d in dst[:extra])
 
 
 def _cse_key(node):

@@ -10,7 +10,9 @@ in PyNative mode (values computed now) and while Graph mode traces (values symbo
 """
 import numpy as np
 
+from ..context.interpreter import STATE
 from . import device
+from .ir import Var
 from .dtype import Type, default_np_dtype, from_np, to_np
 
 
@@ -43,6 +45,8 @@ class Tensor:
         t = object.__new__(cls)
         t._data = array
         t._node = None
+        if type(array) is Var and STATE.trace_stack:
+            STATE.trace_stack[-1].hand_out(t)  # user code may read it after a graph break
         return t
 
     # ----- properties -----
@@ -129,8 +133,8 @@ class Tensor:
     def __repr__(self):
         if is_symbolic(self._data):
             return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=<symbolic>)"
-        body = np.array2string(device.to_host(self._data), separator=", ", prefix=" ")
-        return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value={' ' if self.ndim < 2 else chr(10)}{body})"
+        value = _repr_value(device.to_host(self._data))
+        return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value={value})"
 
     def __str__(self):
         if is_symbolic(self._data):
@@ -247,8 +251,13 @@ class Tensor:
     def __setitem__(self, index, value):
         # Tensors are values in the IR: the update is functional, then this object adopts
         # the result (data and autodiff node), as MindSpore's in-place setitem appears to.
-        out = F.setitem(self, index, value)
-        self._data, self._node = out._data, out._node
+        # On the tape, a stand-in takes this object's old place, so the gradient reaches
+        # what it was computed from. (Ops that read this tensor before the update keep
+        # pointing at this object: differentiate through a value only after its updates.)
+        from ..grad.tape import take_place
+        before = Tensor._wrap(self._data)
+        take_place(before, self)
+        take_place(self, F.setitem(before, index, value))
 
     # ----- methods -----
     def reshape(self, *shape):
@@ -355,6 +364,16 @@ def is_symbolic(data):
     return getattr(data, "is_symbolic", False)
 
 
+def _repr_value(a):
+    """The value part of MindSpore's Tensor repr: ' 0.0706508' for a scalar (6 significant
+    digits), ' [ 3.00000000e+00, ...]' for float arrays, a new line before a matrix."""
+    if a.ndim == 0:
+        v = a.item()
+        return format(v, " g") if isinstance(v, float) else f" {v}"
+    body = np.array2string(a, separator=", ", formatter={"float_kind": lambda v: f"{v: .8e}"})
+    return ("\n" if a.ndim >= 2 else " ") + body
+
+
 def _shape_arg(args):
     """Accept both `t.reshape(2, 3)` and `t.reshape((2, 3))`."""
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
@@ -370,11 +389,13 @@ def _as_array(value, np_dtype):
         if is_symbolic(data):
             return data if np_dtype is None else F.cast(value, np_dtype)._data
         return xp.array(data, dtype=np_dtype) if np_dtype is not None else xp.array(data)
-    if isinstance(value, (bool, int, float)) and np_dtype is None:
+    # numpy scalars (np.float64(2.0) is also a Python float) keep their dtype, as arrays do
+    if isinstance(value, (bool, int, float)) and not isinstance(value, np.generic) \
+            and np_dtype is None:
         np_dtype = default_np_dtype(value)
     elif isinstance(value, (list, tuple)) and np_dtype is None:
         np_dtype = _list_dtype(value)
-    arr = xp.asarray(value, dtype=np_dtype)
+    arr = xp.array(value, dtype=np_dtype)  # a copy: later writes to a numpy input do not leak in
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"Tensor: unsupported element type {arr.dtype} from {type(value).__name__}")
     from_np(arr.dtype)  # raises for dtypes minispore does not support (e.g. uint16)
@@ -392,7 +413,7 @@ def _list_dtype(values):
         return np.bool_
     if any(isinstance(v, (int, np.integer)) for v in flat):
         return np.int64
-    return np.float32
+    return None if len(flat) else np.float32  # None: numpy decides, and odd types are refused
 
 
 def as_tensor(value, dtype=None):

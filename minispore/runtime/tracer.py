@@ -85,10 +85,32 @@ class TracingInterpreter(Interpreter):
         outs = out if prim.multiple_results else (out,)
         out_vars = [Var(o.shape, o.dtype) for o in outs]
         self.graph.nodes.append(Node(prim, in_vars, attrs, out_vars, user_frame_summary()))
-        tensors = tuple(Tensor._wrap(v) for v in out_vars)
-        if self.run_segment is not None:
-            self._handed_out.update(tensors)
+        tensors = tuple(Tensor._wrap(v) for v in out_vars)  # _wrap hands them out
         return tensors if prim.multiple_results else tensors[0]
+
+    def hand_out(self, tensor):
+        """Remember a tensor given to user code: a graph break must keep its value."""
+        if self.run_segment is not None:
+            self._handed_out.add(tensor)
+
+    # ----- speculative tracing (both branches of a converted if) -----
+    def checkpoint(self):
+        return (len(self.graph.nodes), {k: e[0]._data for k, e in self.captured.items()})
+
+    def effects_since(self, mark):
+        return any(node.prim.effect for node in self.graph.nodes[mark[0]:])
+
+    def rollback(self, mark):
+        """Forget what was traced since `mark`: nodes, captures and captured-tensor writes."""
+        n_nodes, data = mark
+        del self.graph.nodes[n_nodes:]
+        for key in list(self.captured):
+            tensor, _, original = self.captured[key]
+            if key in data:
+                tensor._data = data[key]
+            else:
+                tensor._data = original
+                del self.captured[key]
 
     # ----- graph breaks -----
     def cut_segment(self, name, outputs=None):

@@ -1,0 +1,57 @@
+"""Precomputed learning-rate lists (one rate per step), to pass as `learning_rate=` (MindSpore's
+mindspore.nn.dynamic_lr). The optimizer uses entry `min(step, len - 1)` at each step.
+
+    >>> import minispore as ms
+    >>> ms.nn.piecewise_constant_lr([2, 5], [0.1, 0.05])
+    [0.1, 0.1, 0.05, 0.05, 0.05]
+"""
+import math
+
+from . import validation as V
+
+
+def piecewise_constant_lr(milestone, learning_rates):
+    """learning_rates[j] for the steps from milestone[j - 1] up to milestone[j] (exclusive)."""
+    if len(milestone) != len(learning_rates):
+        raise ValueError(f"piecewise_constant_lr: {len(milestone)} milestone(s) but "
+                         f"{len(learning_rates)} learning rate(s)")
+    lrs, start = [], 0
+    for end, rate in zip(milestone, learning_rates):
+        end = V.positive_int(end, "milestone", "piecewise_constant_lr")
+        if end <= start:
+            raise ValueError(f"piecewise_constant_lr: milestones must increase, got {milestone}")
+        lrs.extend([float(rate)] * (end - start))
+        start = end
+    return lrs
+
+
+def _epochs(total_step, step_per_epoch, owner):
+    total_step = V.positive_int(total_step, "total_step", owner)
+    step_per_epoch = V.positive_int(step_per_epoch, "step_per_epoch", owner)
+    return [i // step_per_epoch for i in range(total_step)]
+
+
+def exponential_decay_lr(learning_rate, decay_rate, total_step, step_per_epoch, decay_epoch,
+                         is_stair=False):
+    """learning_rate * decay_rate ** (epoch / decay_epoch) per step (floored when is_stair)."""
+    decay_epoch = V.positive_int(decay_epoch, "decay_epoch", "exponential_decay_lr")
+    lrs = []
+    for epoch in _epochs(total_step, step_per_epoch, "exponential_decay_lr"):
+        p = epoch // decay_epoch if is_stair else epoch / decay_epoch
+        lrs.append(learning_rate * decay_rate ** p)
+    return lrs
+
+
+def cosine_decay_lr(min_lr, max_lr, total_step, step_per_epoch, decay_epoch):
+    """min_lr + (max_lr - min_lr) * (1 + cos(pi * min(epoch, decay_epoch) / decay_epoch)) / 2."""
+    decay_epoch = V.positive_int(decay_epoch, "decay_epoch", "cosine_decay_lr")
+    return [min_lr + 0.5 * (max_lr - min_lr) * (1 + math.cos(math.pi * min(e, decay_epoch)
+                                                             / decay_epoch))
+            for e in _epochs(total_step, step_per_epoch, "cosine_decay_lr")]
+
+
+def warmup_lr(learning_rate, total_step, step_per_epoch, warmup_epoch):
+    """learning_rate * min(epoch, warmup_epoch) / warmup_epoch per step."""
+    warmup_epoch = V.positive_int(warmup_epoch, "warmup_epoch", "warmup_lr")
+    return [learning_rate * min(e, warmup_epoch) / warmup_epoch
+            for e in _epochs(total_step, step_per_epoch, "warmup_lr")]

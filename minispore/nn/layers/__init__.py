@@ -1,0 +1,13 @@
+"""Layers: Dense, Conv2d, pooling, normalisation, dropout, embedding, activations, containers."""
+from .activation import (ELU, GELU, LeakyReLU, LogSoftmax, ReLU, ReLU6, Sigmoid,  # noqa: F401
+                         SiLU, Softmax, Tanh, get_activation)
+from .basic import Dense, Dropout, Embedding, Flatten  # noqa: F401
+from .container import CellList, SequentialCell  # noqa: F401
+from .conv import Conv2d  # noqa: F401
+from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm  # noqa: F401
+from .pooling import AvgPool2d, MaxPool2d  # noqa: F401
+
+__all__ = ["ELU", "GELU", "LeakyReLU", "LogSoftmax", "ReLU", "ReLU6", "Sigmoid", "SiLU", "Softmax",
+           "Tanh", "get_activation", "Dense", "Dropout", "Embedding", "Flatten", "CellList",
+           "SequentialCell", "Conv2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "AvgPool2d",
+           "MaxPool2d"]

@@ -1,0 +1,91 @@
+"""Activation Cells, and `get_activation(name)` for `Dense(activation='relu')`.
+
+    >>> import minispore as ms
+    >>> ms.nn.ReLU()(ms.Tensor([-1.0, 2.0]))
+    Tensor(shape=[2], dtype=Float32, value= [ 0.00000000e+00,  2.00000000e+00])
+"""
+from ...ops import functional as F
+from ..cell import Cell
+
+
+def _elementwise(name, fn, doc):
+    """A Cell class without attributes whose construct is `fn(x)`."""
+    def construct(self, x):
+        return fn(x)
+    return type(name, (Cell,), {"construct": construct, "__doc__": doc,
+                                "__module__": __name__})
+
+
+ReLU = _elementwise("ReLU", F.relu, "max(x, 0).")
+ReLU6 = _elementwise("ReLU6", F.relu6, "min(max(x, 0), 6).")
+Sigmoid = _elementwise("Sigmoid", F.sigmoid, "1 / (1 + exp(-x)).")
+Tanh = _elementwise("Tanh", F.tanh, "tanh(x).")
+SiLU = _elementwise("SiLU", F.silu, "x * sigmoid(x).")
+
+
+class LeakyReLU(Cell):
+    """x for x >= 0, alpha * x otherwise (MindSpore's default alpha is 0.2)."""
+
+    def __init__(self, alpha=0.2):
+        super().__init__()
+        self.alpha = alpha
+
+    def construct(self, x):
+        return F.leaky_relu(x, self.alpha)
+
+
+class ELU(Cell):
+    """x for x > 0, alpha * (exp(x) - 1) otherwise."""
+
+    def __init__(self, alpha=1.0):
+        super().__init__()
+        self.alpha = alpha
+
+    def construct(self, x):
+        return F.elu(x, self.alpha)
+
+
+class GELU(Cell):
+    """Gaussian error linear unit. As in MindSpore, `approximate=True` (the default) uses the
+    tanh formula; False uses the exact erf form."""
+
+    def __init__(self, approximate=True):
+        super().__init__()
+        self.approximate = approximate
+
+    def construct(self, x):
+        return F.gelu(x, "tanh" if self.approximate else "none")
+
+
+class Softmax(Cell):
+    """exp(x) / sum(exp(x)) along `axis`."""
+
+    def __init__(self, axis=-1):
+        super().__init__()
+        self.axis = axis
+
+    def construct(self, x):
+        return F.softmax(x, self.axis)
+
+
+class LogSoftmax(Cell):
+    """log(softmax(x)) along `axis`, computed stably."""
+
+    def __init__(self, axis=-1):
+        super().__init__()
+        self.axis = axis
+
+    def construct(self, x):
+        return F.log_softmax(x, self.axis)
+
+
+_BY_NAME = {"relu": ReLU, "relu6": ReLU6, "sigmoid": Sigmoid, "tanh": Tanh, "silu": SiLU,
+            "leakyrelu": LeakyReLU, "elu": ELU, "gelu": GELU, "softmax": Softmax,
+            "logsoftmax": LogSoftmax}
+
+
+def get_activation(name):
+    """The activation Cell called `name` ('relu', 'sigmoid', 'tanh', 'gelu', 'softmax'...)."""
+    if not isinstance(name, str) or name.lower() not in _BY_NAME:
+        raise ValueError(f"get_activation: unknown activation {name!r}; known: {sorted(_BY_NAME)}")
+    return _BY_NAME[name.lower()]()

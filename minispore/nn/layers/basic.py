@@ -1,0 +1,164 @@
+"""Dense, Flatten, Dropout, Embedding.
+
+    >>> import minispore as ms
+    >>> net = ms.nn.Dense(3, 4)                    # weight (4, 3), bias (4,)
+    >>> net(ms.ops.ones((2, 3))).shape
+    (2, 4)
+"""
+import math
+
+from ...common.initializer import HeUniform, Uniform, initializer
+from ...ops import functional as F
+from ...runtime.dtype import float32, to_type
+from ...runtime.tensor import Tensor
+from .. import validation as V
+from ..cell import Cell
+from ..parameter import Parameter
+from .activation import get_activation
+
+
+def make_weight(init, shape, dtype, name, owner):
+    """A Parameter from `init`; a Tensor given as init must already have `shape`."""
+    if isinstance(init, Tensor) and tuple(init.shape) != tuple(shape):
+        raise ValueError(f"{owner}: {name}_init has shape {init.shape}, expected {tuple(shape)}")
+    if isinstance(init, Tensor):
+        return Parameter(init, name=name)
+    return Parameter(initializer(init, shape, dtype), name=name)
+
+
+def default_bias_init(fan_in):
+    """MindSpore's default bias for Dense and Conv2d: U(-1/sqrt(fan_in), 1/sqrt(fan_in))."""
+    return Uniform(1.0 / math.sqrt(fan_in)) if fan_in > 0 else "zeros"
+
+
+class Dense(Cell):
+    """Fully connected layer: activation(x @ weight.T + bias), weight of shape (out, in).
+
+    Args:
+        in_channels, out_channels: sizes of the last input axis and of the output.
+        weight_init: initializer for the weight (default HeUniform(sqrt(5)), as MindSpore).
+        bias_init: initializer for the bias (default U(-1/sqrt(in), 1/sqrt(in))).
+        has_bias: whether to add the bias.
+        activation: None, a name ('relu'...), a Cell or any callable.
+        dtype: dtype of the parameters.
+
+    Inputs of shape (*, in_channels) give outputs of shape (*, out_channels).
+    """
+
+    def __init__(self, in_channels, out_channels, weight_init=None, bias_init=None,
+                 has_bias=True, activation=None, dtype=float32):
+        super().__init__()
+        self.in_channels = V.positive_int(in_channels, "in_channels", "Dense")
+        self.out_channels = V.positive_int(out_channels, "out_channels", "Dense")
+        self.has_bias = V.boolean(has_bias, "has_bias", "Dense")
+        dtype = to_type(dtype)
+        weight_init = HeUniform(negative_slope=math.sqrt(5)) if weight_init is None else weight_init
+        self.weight = make_weight(weight_init, (out_channels, in_channels), dtype, "weight",
+                                  "Dense")
+        self.bias = None
+        if has_bias:
+            bias_init = default_bias_init(in_channels) if bias_init is None else bias_init
+            self.bias = make_weight(bias_init, (out_channels,), dtype, "bias", "Dense")
+        if activation is not None and not (isinstance(activation, str) or callable(activation)):
+            raise TypeError(f"Dense: activation must be a name, a Cell or a callable, "
+                            f"got {type(activation).__name__}")
+        self.activation = get_activation(activation) if isinstance(activation, str) else activation
+
+    def construct(self, x):
+        if x.ndim < 1 or x.shape[-1] != self.in_channels:
+            raise ValueError(f"Dense: input of shape {x.shape} does not end in in_channels="
+                             f"{self.in_channels}")
+        batch_shape = x.shape[:-1]
+        if x.ndim != 2:
+            x = F.reshape(x, (-1, self.in_channels))
+        out = F.matmul(x, F.transpose(self.weight, (1, 0)))
+        if self.has_bias:
+            out = F.add(out, self.bias)
+        if self.activation is not None:
+            out = self.activation(out)
+        if len(batch_shape) != 1:
+            out = F.reshape(out, batch_shape + (self.out_channels,))
+        return out
+
+    def extend_repr(self):
+        return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
+                f"has_bias={self.has_bias}")
+
+
+class Flatten(Cell):
+    """Merge the axes start_dim..end_dim into one (default: all but the batch axis)."""
+
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def construct(self, x):
+        return F.flatten(x, start_dim=self.start_dim, end_dim=self.end_dim)
+
+
+class Dropout(Cell):
+    """In training mode, zero each element with probability p and scale the others by
+    1 / (1 - p); in evaluation mode (the default for a new Cell) pass x through.
+
+    Give `p` (drop probability, MindSpore 2.x) or the older `keep_prob` = 1 - p; default p=0.5.
+    Masks come from the generator `ms.set_seed` seeds.
+    """
+
+    def __init__(self, keep_prob=None, p=None, dtype=float32):
+        super().__init__()
+        if p is None:
+            keep_prob = 0.5 if keep_prob is None else keep_prob
+            p = 1.0 - V.number_in(keep_prob, "keep_prob", "Dropout", 0.0, 1.0, low_open=True)
+        else:
+            p = V.number_in(p, "p", "Dropout", 0.0, 1.0, high_open=True)
+        self.p = p
+        self.keep_prob = 1.0 - p
+
+    def construct(self, x):
+        if not self.training or self.p == 0.0:
+            return x
+        return F.dropout(x, p=self.p, training=True)
+
+    def extend_repr(self):
+        return f"p={self.p}"
+
+
+class Embedding(Cell):
+    """A lookup table: integer ids of any shape -> vectors, output shape ids.shape + (size,).
+
+    Args:
+        vocab_size, embedding_size: rows and columns of the table `embedding_table`.
+        use_one_hot: compute the lookup as one_hot(ids) @ table.
+        embedding_table: initializer of the table (default 'normal', sigma 0.01).
+        padding_idx: a row initialised to zeros (its gradient is not masked).
+    """
+
+    def __init__(self, vocab_size, embedding_size, use_one_hot=False, embedding_table="normal",
+                 dtype=None, padding_idx=None):
+        super().__init__()
+        self.vocab_size = V.positive_int(vocab_size, "vocab_size", "Embedding")
+        self.embedding_size = V.positive_int(embedding_size, "embedding_size", "Embedding")
+        self.use_one_hot = V.boolean(use_one_hot, "use_one_hot", "Embedding")
+        table = make_weight(embedding_table, (vocab_size, embedding_size), float32,
+                            "embedding_table", "Embedding")
+        if padding_idx is not None:
+            if not -vocab_size <= padding_idx < vocab_size:
+                raise ValueError(f"Embedding: padding_idx {padding_idx} is outside [-{vocab_size}, "
+                                 f"{vocab_size})")
+            data = table.asnumpy().copy()
+            data[padding_idx] = 0
+            table.set_data(Tensor(data))
+        self.padding_idx = padding_idx
+        self.embedding_table = table
+
+    def construct(self, ids):
+        if not ids.dtype.is_int:
+            raise TypeError(f"Embedding: ids must be an integer tensor, got {ids.dtype}")
+        if self.use_one_hot:
+            flat = F.one_hot(F.reshape(ids, (-1,)), self.vocab_size, 1.0, 0.0)
+            out = F.matmul(F.cast(flat, self.embedding_table.dtype), self.embedding_table)
+            return F.reshape(out, tuple(ids.shape) + (self.embedding_size,))
+        return F.gather(self.embedding_table, ids, 0)
+
+    def extend_repr(self):
+        return f"vocab_size={self.vocab_size}, embedding_size={self.embedding_size}"

@@ -1,0 +1,131 @@
+"""SequentialCell and CellList: cells kept in order, named by position ('0', '1'...) or by key.
+
+    >>> import minispore as ms
+    >>> net = ms.nn.SequentialCell([ms.nn.Dense(4, 8), ms.nn.ReLU(), ms.nn.Dense(8, 2)])
+    >>> [name for name, _ in net.parameters_and_names()]
+    ['0.weight', '0.bias', '2.weight', '2.bias']
+    >>> len(net), type(net[1]).__name__
+    (3, 'ReLU')
+"""
+from collections import OrderedDict
+
+from ..cell import Cell
+
+
+class _OrderedCells(Cell):
+    """Cells in order. Each entry has a fixed name (from an OrderedDict) or none, in which case
+    its name is its position; parameters are renamed `<name>.<path>` whenever names change."""
+
+    def __init__(self):
+        super().__init__()
+        object.__setattr__(self, "_fixed_names", [])
+
+    def _set_entries(self, entries):
+        """Replace the content by `entries`: a list of (fixed name or None, cell)."""
+        self._cells.clear()
+        self._fixed_names.clear()
+        for position, (fixed, cell) in enumerate(entries):
+            if not isinstance(cell, Cell):
+                raise TypeError(f"{type(self).__name__}: entries must be Cells, got "
+                                f"{type(cell).__name__} at position {position}")
+            name = fixed if fixed is not None else str(position)
+            if name in self._cells:
+                raise ValueError(f"{type(self).__name__}: the name {name!r} is used twice")
+            self.insert_child_to_cell(name, cell)
+            cell.update_parameters_name(name + ".")
+            self._fixed_names.append(fixed)
+
+    def _entries(self):
+        return list(zip(self._fixed_names, self._cells.values()))
+
+    def _position(self, index):
+        if not isinstance(index, int):
+            raise TypeError(f"{type(self).__name__} indices must be ints or slices, got "
+                            f"{type(index).__name__}")
+        if not -len(self) <= index < len(self):
+            raise IndexError(f"{type(self).__name__} index {index} is out of range for "
+                             f"{len(self)} cell(s)")
+        return index % len(self)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            # a view on the same cells: built without renaming their parameters
+            part = type(self).__new__(type(self))
+            _OrderedCells.__init__(part)
+            for name, cell in list(self._cells.items())[index]:
+                part.insert_child_to_cell(name, cell)
+                part._fixed_names.append(name)
+            return part
+        return list(self._cells.values())[self._position(index)]
+
+    def __setitem__(self, index, cell):
+        entries = self._entries()
+        position = self._position(index)
+        entries[position] = (entries[position][0], cell)
+        self._set_entries(entries)
+
+    def __delitem__(self, index):
+        entries = self._entries()
+        if isinstance(index, slice):
+            del entries[index]
+        else:
+            del entries[self._position(index)]
+        self._set_entries(entries)
+
+    def __len__(self):
+        return len(self._cells)
+
+    def __iter__(self):
+        return iter(list(self._cells.values()))
+
+    def append(self, cell):
+        """Add `cell` at the end."""
+        self._set_entries(self._entries() + [(None, cell)])
+        return self
+
+    def extend(self, cells):
+        """Add each of `cells` at the end."""
+        self._set_entries(self._entries() + [(None, c) for c in cells])
+        return self
+
+    def insert(self, index, cell):
+        """Put `cell` before position `index`."""
+        entries = self._entries()
+        entries.insert(index, (None, cell))
+        self._set_entries(entries)
+
+
+class SequentialCell(_OrderedCells):
+    """Cells applied one after another: `SequentialCell([a, b])(x) == b(a(x))`.
+
+    Takes a list of Cells, an OrderedDict name -> Cell, or Cells as separate arguments.
+    """
+
+    def __init__(self, *args):
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], (OrderedDict, dict)):
+            entries = list(args[0].items())
+        elif len(args) == 1 and isinstance(args[0], (list, tuple)):
+            entries = [(None, c) for c in args[0]]
+        else:
+            entries = [(None, c) for c in args]
+        self._set_entries(entries)
+
+    def construct(self, x):
+        for cell in self._cells.values():
+            x = cell(x)
+        return x
+
+
+class CellList(_OrderedCells):
+    """A list of Cells whose parameters the enclosing Cell registers; iterate it in construct.
+
+        >>> import minispore as ms
+        >>> layers = ms.nn.CellList([ms.nn.Dense(2, 2) for _ in range(3)])
+        >>> len(layers.trainable_params())
+        6
+    """
+
+    def __init__(self, args=None):
+        super().__init__()
+        self._set_entries([(None, c) for c in (args or [])])

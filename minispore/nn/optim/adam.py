@@ -1,0 +1,87 @@
+"""Adam and AdamWeightDecay, with MindSpore's formulas.
+
+    >>> import minispore as ms
+    >>> net = ms.nn.Dense(3, 1)
+    >>> opt = ms.nn.Adam(net.trainable_params(), learning_rate=1e-3)
+    >>> opt = ms.nn.AdamWeightDecay(net.trainable_params(), weight_decay=0.01)
+"""
+from ...ops import functional as F
+from ...runtime.dtype import float32
+from .. import validation as V
+from .optimizer import Optimizer
+
+
+class _AdamBase(Optimizer):
+    def __init__(self, params, learning_rate, beta1, beta2, eps, weight_decay, loss_scale,
+                 prefixes):
+        super().__init__(learning_rate, params, weight_decay, loss_scale)
+        owner = type(self).__name__
+        self.beta1 = V.number_in(beta1, "beta1", owner, 0.0, 1.0, low_open=True, high_open=True)
+        self.beta2 = V.number_in(beta2, "beta2", owner, 0.0, 1.0, low_open=True, high_open=True)
+        self.eps = V.number_in(eps, "eps", owner, 0.0, float("inf"), low_open=True)
+        first, second = prefixes
+        setattr(self, first, self._state_like_parameters(first))
+        setattr(self, second, self._state_like_parameters(second))
+        object.__setattr__(self, "_moment_names", prefixes)
+
+    def _moments(self, index, grad):
+        """Update and return the first and second moments of parameter `index`."""
+        m = getattr(self, self._moment_names[0])[index]
+        v = getattr(self, self._moment_names[1])[index]
+        F.assign(m, F.add(F.mul(m, self.beta1), F.mul(grad, 1.0 - self.beta1)))
+        F.assign(v, F.add(F.mul(v, self.beta2), F.mul(F.mul(grad, grad), 1.0 - self.beta2)))
+        return m, v
+
+
+class Adam(_AdamBase):
+    """Adam with bias correction, as MindSpore writes it (t = step + 1, g includes
+    weight_decay * p):
+
+        m = beta1 * m + (1 - beta1) * g;   v = beta2 * v + (1 - beta2) * g^2
+        p -= lr * sqrt(1 - beta2^t) / (1 - beta1^t) * m / (sqrt(v) + eps)
+
+    use_nesterov uses beta1 * m + (1 - beta1) * g in place of m in the update. The moments are
+    the Parameters `moment1.<name>` and `moment2.<name>`. use_locking is accepted for
+    MindSpore compatibility (updates never run concurrently here).
+    """
+
+    def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,
+                 use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0):
+        super().__init__(params, learning_rate, beta1, beta2, eps, weight_decay, loss_scale,
+                         ("moment1", "moment2"))
+        self.use_nesterov = V.boolean(use_nesterov, "use_nesterov", "Adam")
+
+    def _update(self, index, param, grad, lr):
+        m, v = self._moments(index, grad)
+        t = F.cast(F.add(self.global_step, 1), float32)
+        correction = F.div(F.sqrt(F.sub(1.0, F.pow(self.beta2, t))),
+                           F.sub(1.0, F.pow(self.beta1, t)))
+        direction = m
+        if self.use_nesterov:
+            direction = F.add(F.mul(m, self.beta1), F.mul(grad, 1.0 - self.beta1))
+        step = F.div(direction, F.add(F.sqrt(v), self.eps))
+        F.assign(param, F.sub(param, F.mul(step, F.mul(lr, correction))))
+
+
+class AdamWeightDecay(_AdamBase):
+    """Adam with decoupled weight decay, as MindSpore's AdamWeightDecay (no bias correction):
+
+        m = beta1 * m + (1 - beta1) * g;   v = beta2 * v + (1 - beta2) * g^2
+        p -= lr * (m / (sqrt(v) + eps) + weight_decay * p)
+
+    The moments are the Parameters `adam_m.<name>` and `adam_v.<name>`.
+    """
+
+    decoupled_weight_decay = True
+
+    def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-6,
+                 weight_decay=0.0, loss_scale=1.0):
+        super().__init__(params, learning_rate, beta1, beta2, eps, weight_decay, loss_scale,
+                         ("adam_m", "adam_v"))
+
+    def _update(self, index, param, grad, lr):
+        m, v = self._moments(index, grad)
+        update = F.div(m, F.add(F.sqrt(v), self.eps))
+        if self._weight_decay[index]:
+            update = F.add(update, F.mul(param, self._weight_decay[index]))
+        F.assign(param, F.sub(param, F.mul(update, lr)))

@@ -1,0 +1,17 @@
+"""minispore.train: Model, callbacks, metrics and checkpoints.
+
+    >>> from minispore.train import Model, LossMonitor, ModelCheckpoint, CheckpointConfig
+    >>> from minispore.train import save_checkpoint, load_checkpoint, load_param_into_net
+"""
+from .callback import Callback, CallbackList, CallbackParams, RunContext  # noqa: F401
+from .checkpoint import (CheckpointError, load_checkpoint, load_param_into_net,  # noqa: F401
+                         save_checkpoint)
+from .metrics import MAE, MSE, Accuracy, Loss, Metric, get_metric_fn, get_metrics  # noqa: F401
+from .model import Model  # noqa: F401
+from .model_checkpoint import CheckpointConfig, ModelCheckpoint  # noqa: F401
+from .monitors import LossMonitor, ProgressBar, TimeMonitor  # noqa: F401
+
+__all__ = ["Model", "Callback", "CallbackList", "CallbackParams", "RunContext", "LossMonitor",
+           "TimeMonitor", "ProgressBar", "ModelCheckpoint", "CheckpointConfig", "Metric",
+           "Accuracy", "Loss", "MAE", "MSE", "get_metric_fn", "get_metrics", "CheckpointError",
+           "save_checkpoint", "load_checkpoint", "load_param_into_net"]

@@ -1,0 +1,37 @@
+"""Shared fixtures: the execution `mode` (both modes for every test that asks for it).
+
+Compiled-kernel caches go to a temp dir of this test session, so tests neither read a stale
+cache nor leave one behind; they must be set before minispore (and numba) are imported.
+"""
+import atexit
+import logging
+import os
+import shutil
+import tempfile
+
+_CACHE_DIR = tempfile.mkdtemp(prefix="minispore-tests-")
+os.environ["NUMBA_CACHE_DIR"] = os.path.join(_CACHE_DIR, "numba")
+os.environ["MINISPORE_CACHE_DIR"] = os.path.join(_CACHE_DIR, "minispore")
+
+
+def _remove_cache_dir():
+    # a kernel still compiling on the background thread loses its file now: not worth a warning
+    logging.getLogger("minispore.jit").disabled = True
+    shutil.rmtree(_CACHE_DIR, ignore_errors=True)
+
+
+atexit.register(_remove_cache_dir)
+
+import pytest  # noqa: E402
+
+import minispore as ms  # noqa: E402
+
+MODES = {"pynative": ms.PYNATIVE_MODE, "graph": ms.GRAPH_MODE}
+
+
+@pytest.fixture(params=sorted(MODES))
+def mode(request):
+    """"pynative" or "graph", with the context set to that mode (PyNative restored after)."""
+    ms.set_context(mode=MODES[request.param])
+    yield request.param
+    ms.set_context(mode=ms.PYNATIVE_MODE)

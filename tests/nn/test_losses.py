@@ -1,0 +1,102 @@
+"""Loss Cells against numpy formulas, reductions, gradients, errors."""
+import numpy as np
+import pytest
+
+import minispore as ms
+from minispore import nn
+from nn_checks import T, check_fn_grads
+
+RNG = np.random.default_rng(1)
+
+
+def reduce(loss, reduction):
+    return {"mean": loss.mean(), "sum": loss.sum(), "none": loss}[reduction]
+
+
+def log_softmax(x, axis=-1):
+    shifted = x - x.max(axis, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis, keepdims=True))
+
+
+def softplus(x):
+    return np.logaddexp(0, x)
+
+
+X, Y = RNG.standard_normal((4, 3)), RNG.standard_normal((4, 3))
+LOGITS = RNG.standard_normal((5, 4))
+CLASSES = np.array([0, 3, 1, 1, 2])
+PROBS = np.exp(log_softmax(RNG.standard_normal((5, 4))))
+BINARY = (RNG.random((4, 3)) > 0.5).astype(np.float64)
+
+CASES = {
+    "MSELoss": (nn.MSELoss, {}, (X, Y), lambda: (X - Y) ** 2),
+    "L1Loss": (nn.L1Loss, {}, (X, Y), lambda: np.abs(X - Y)),
+    "SmoothL1Loss": (nn.SmoothL1Loss, {"beta": 0.5}, (X, Y),
+                     lambda: np.where(np.abs(X - Y) < 0.5, 0.5 * (X - Y) ** 2 / 0.5,
+                                      np.abs(X - Y) - 0.25)),
+    "BCEWithLogitsLoss": (nn.BCEWithLogitsLoss, {}, (X, BINARY),
+                          lambda: BINARY * softplus(-X) + (1 - BINARY) * softplus(X)),
+    "SoftmaxCrossEntropyWithLogits": (nn.SoftmaxCrossEntropyWithLogits, {}, (LOGITS, PROBS),
+                                      lambda: -(PROBS * log_softmax(LOGITS)).sum(-1)),
+    "CrossEntropyLoss": (nn.CrossEntropyLoss, {}, (LOGITS, CLASSES),
+                         lambda: -log_softmax(LOGITS)[np.arange(5), CLASSES]),
+    "NLLLoss": (nn.NLLLoss, {}, (LOGITS, CLASSES), lambda: -LOGITS[np.arange(5), CLASSES]),
+}
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_losses_match_numpy(name, reduction):
+    cls, kwargs, inputs, reference = CASES[name]
+    loss = cls(reduction=reduction, **kwargs)
+    got = loss(*[T(a) for a in inputs])
+    np.testing.assert_allclose(got.asnumpy(), reduce(reference(), reduction), rtol=1e-10,
+                               atol=1e-12)
+    if reduction == "mean":
+        check_fn_grads(loss, *inputs)
+
+
+def test_default_reductions_follow_mindspore():
+    assert nn.MSELoss().reduction == "mean" and nn.CrossEntropyLoss().reduction == "mean"
+    assert nn.SmoothL1Loss().reduction == "none"
+    assert nn.SoftmaxCrossEntropyWithLogits().reduction == "none"
+
+
+def test_sparse_softmax_cross_entropy_and_weighted_cross_entropy():
+    sparse = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    want = -log_softmax(LOGITS)[np.arange(5), CLASSES].mean()
+    np.testing.assert_allclose(sparse(T(LOGITS), T(CLASSES.astype(np.int32))).asnumpy(), want)
+    weight = np.array([1.0, 2.0, 0.5, 3.0])
+    ce = nn.CrossEntropyLoss(weight=T(weight), ignore_index=1)
+    keep = CLASSES != 1
+    picked = -log_softmax(LOGITS)[np.arange(5), CLASSES] * weight[CLASSES]
+    np.testing.assert_allclose(ce(T(LOGITS), T(CLASSES)).asnumpy(),
+                               picked[keep].sum() / weight[CLASSES][keep].sum())
+    smooth = nn.CrossEntropyLoss(label_smoothing=0.1)
+    target = np.eye(4)[CLASSES] * 0.9 + 0.1 / 4
+    np.testing.assert_allclose(smooth(T(LOGITS), T(CLASSES)).asnumpy(),
+                               -(target * log_softmax(LOGITS)).sum(-1).mean())
+
+
+def test_bce_with_logits_weights():
+    weight, pos_weight = RNG.random(3) + 0.5, RNG.random(3) + 0.5
+    loss = nn.BCEWithLogitsLoss(reduction="sum", weight=T(weight), pos_weight=T(pos_weight))
+    want = (pos_weight * BINARY * softplus(-X) + (1 - BINARY) * softplus(X)) * weight
+    np.testing.assert_allclose(loss(T(X), T(BINARY)).asnumpy(), want.sum())
+
+
+def test_bce_loss_on_probabilities():
+    p = 1 / (1 + np.exp(-X))
+    want = -(BINARY * np.log(p) + (1 - BINARY) * np.log(1 - p)).mean()
+    np.testing.assert_allclose(nn.BCELoss()(T(p), T(BINARY)).asnumpy(), want)
+
+
+def test_get_loss_and_bad_reduction():
+    base = nn.LossBase(reduction="sum")
+    assert float(base.get_loss(T(np.array([1.0, 2.0])), 3.0)) == 9.0
+    with pytest.raises(ValueError, match="MSELoss: reduction must be one of"):
+        nn.MSELoss(reduction="avg")
+    with pytest.raises(ValueError, match="label_smoothing"):
+        nn.CrossEntropyLoss(label_smoothing=2.0)
+    with pytest.raises(ms.ops.OpError, match="binary_cross_entropy_with_logits"):
+        nn.BCEWithLogitsLoss()(T(X), T(BINARY[:2]))

@@ -1,0 +1,523 @@
+"""Walks the primitive table: every primitive is checked here, so none escapes its tests.
+
+For each primitive in `minispore.ops.primitive.REGISTRY`:
+(a) it has an entry in SAMPLES below, and infer/impl/bprop callables;
+(b) `infer` agrees with `impl` (output shapes and dtypes) on its samples;
+(c) its bprop passes a float64 central finite-difference check (the vjp with a random
+    cotangent against the FD gradient of sum(out * cotangent)) for every float input;
+    primitives without a derivative are listed in NO_GRADIENT and must return None;
+(d) elementwise primitives (those with `expr`) also pass a second-order check: the grad of
+    their vjp against finite differences of the vjp;
+(e) forward values and gradients agree in both modes (`mode` fixture, helpers.run_in_mode).
+
+HOW TO ADD AN ENTRY (one per new primitive; a primitive without one fails CI):
+
+    SAMPLES["my_op"] = lambda rng: sample(normal(rng, (2, 3)), positive(rng, (3,)), axis=1)
+
+A recipe takes a seeded `numpy.random.Generator` and returns a `Sample` or a list of them.
+`sample(*inputs, **attrs)` builds one: inputs are numpy arrays, passed positionally to the
+primitive as Tensors; attrs are its keyword attributes exactly as `bind` receives them
+(tuples, not lists; numpy dtypes for dtype attributes). Rules:
+* float inputs are float64 (the finite-difference check needs the precision); integer and
+  bool inputs (indices, masks) are never differentiated;
+* respect the domain and stay away from kinks, where the FD check is meaningless: use
+  `positive` for log/sqrt, `away_from_zero` for abs/relu, no ties for max/sort;
+* binary elementwise ops take `broadcast_pair(rng)` shapes, so broadcasting is checked;
+* a sample needing a looser check (e.g. a float32 output) says so:
+  `sample(...)._replace(step=1e-3, rtol=1e-4)`;
+* a primitive with no derivative (its bprop returns None for every input) goes into
+  NO_GRADIENT as well.
+"""
+import zlib
+from typing import NamedTuple
+
+import numpy as np
+import pytest
+
+import minispore as ms
+from minispore.ops.indexing import parse_index
+from minispore.ops.primitive import REGISTRY, Aval, OpError, aval_of
+
+from helpers import assert_close, numeric_grad, run_in_mode, to_numpy
+
+
+class Sample(NamedTuple):
+    """Inputs and attributes for one call of a primitive, and its FD check's tolerances."""
+    inputs: tuple        # numpy arrays
+    attrs: dict          # keyword attributes for the primitive
+    step: float = 1e-6   # finite-difference step
+    rtol: float = 1e-5
+    atol: float = 1e-6
+
+
+def sample(*inputs, **attrs):
+    return Sample(tuple(np.asarray(a) for a in inputs), attrs)
+
+
+# ***** input builders (all float64) *****
+
+def normal(rng, shape, scale=1.0):
+    return np.asarray(rng.standard_normal(shape) * scale, np.float64)
+
+
+def uniform(rng, shape, low, high):
+    return np.asarray(rng.uniform(low, high, shape), np.float64)
+
+
+def positive(rng, shape, low=0.5, high=2.0):
+    return uniform(rng, shape, low, high)
+
+
+def away_from_zero(rng, shape, low=0.3, high=2.0):
+    """|x| in [low, high] with random signs: clear of the kink at 0 of abs/relu/sign."""
+    return uniform(rng, shape, low, high) * rng.choice([-1.0, 1.0], shape)
+
+
+def ints(rng, shape, high, low=0):
+    return np.asarray(rng.integers(low, high, shape), np.int64)
+
+
+def bools(rng, shape):
+    return np.asarray(rng.random(shape) < 0.5)
+
+
+def distinct(rng, shape, spacing=0.1):
+    """Values at least `spacing` apart: no ties, so a max/argmax is stable under FD steps."""
+    return np.asarray(rng.permutation(int(np.prod(shape))).reshape(shape) * spacing - 1.0, np.float64)
+
+
+def broadcast_pair(rng):
+    """Two random shapes of rank <= 3 that broadcast against each other, never equal."""
+    full = tuple(int(d) for d in rng.integers(2, 5, rng.integers(1, 4)))
+    short = list(full[rng.integers(0, len(full) + 1):])
+    if short:
+        short[rng.integers(0, len(short))] = 1
+    pair = (full, tuple(short))
+    return pair if rng.random() < 0.5 else pair[::-1]
+
+
+def unary(build):
+    """Recipe for a unary op whose input is build(rng, shape) on a random shape."""
+    return lambda rng: sample(build(rng, random_shape(rng)))
+
+
+def random_shape(rng):
+    """A shape of rank 0 to 3 with sizes 1 to 4."""
+    return tuple(int(d) for d in rng.integers(1, 5, rng.integers(0, 4)))
+
+
+def binary(build_x, build_y=None):
+    """Recipe for a broadcasting binary op: inputs build_x(rng, shape), build_y(rng, shape)."""
+    def recipe(rng):
+        sx, sy = broadcast_pair(rng)
+        return sample(build_x(rng, sx), (build_y or build_x)(rng, sy))
+    return recipe
+
+
+def with_index(x, index, *more_inputs):
+    """Sample for getitem-style primitives: x, more inputs, then the index tensors."""
+    spec, tensors = parse_index(index)
+    return sample(x, *more_inputs, *(t.asnumpy() for t in tensors), index=spec)
+
+
+F32 = np.dtype(np.float32)
+I64 = np.dtype(np.int64)
+CONV = dict(stride=(2, 1), padding=(1, 0, 2, 1), dilation=(1, 2), groups=2)
+POOL = dict(kernel_size=(2, 3), stride=(2, 1), padding=(1, 0, 1, 1), dilation=(1, 1))
+
+SAMPLES = {
+    # ----- elementwise unary -----
+    "neg": unary(normal),
+    "abs": unary(away_from_zero),
+    "exp": unary(normal),
+    "log": unary(positive),
+    "log1p": unary(lambda rng, s: uniform(rng, s, -0.5, 2.0)),
+    "expm1": unary(normal),
+    "sqrt": unary(positive),
+    "rsqrt": unary(positive),
+    "sin": unary(normal),
+    "cos": unary(normal),
+    "tan": unary(lambda rng, s: uniform(rng, s, -1.2, 1.2)),
+    "tanh": unary(normal),
+    "sigmoid": unary(lambda rng, s: normal(rng, s, 3.0)),
+    "relu": unary(away_from_zero),
+    "erf": unary(normal),
+    "sign": unary(away_from_zero),
+    "floor": unary(lambda rng, s: normal(rng, s, 3.0)),
+    "ceil": unary(lambda rng, s: normal(rng, s, 3.0)),
+    "round": unary(lambda rng, s: normal(rng, s, 3.0)),
+    "logical_not": unary(bools),
+    "bitwise_not": unary(lambda rng, s: ints(rng, s, 100, -100)),
+    "identity": unary(normal),
+    "stop_gradient": unary(normal),
+    "cast": lambda rng: [
+        # float64 -> float32 output: the FD sees float32 rounding, hence the larger step
+        sample(normal(rng, (2, 3)), dtype=F32)._replace(step=1e-2, rtol=1e-4, atol=1e-5),
+        sample(normal(rng, (3,)).astype(np.float32), dtype=np.dtype(np.float64))
+        ._replace(step=1e-2, rtol=1e-4, atol=1e-5),
+        sample(ints(rng, (4,), 10), dtype=np.dtype(np.float64)),
+    ],
+    # ----- elementwise binary -----
+    "add": binary(normal),
+    "sub": binary(normal),
+    "mul": binary(normal),
+    "div": binary(normal, away_from_zero),
+    "floor_div": binary(lambda rng, s: normal(rng, s, 3.0), positive),
+    "floor_mod": binary(lambda rng, s: normal(rng, s, 3.0), positive),
+    "pow": binary(positive, normal),
+    "maximum": binary(normal),
+    "minimum": binary(normal),
+    # small integers as floats: equal elements do occur
+    "equal": lambda rng: sample(ints(rng, (3, 4), 3).astype(np.float64),
+                                ints(rng, (4,), 3).astype(np.float64)),
+    "not_equal": binary(lambda rng, s: ints(rng, s, 3).astype(np.float64)),
+    "less": binary(normal),
+    "less_equal": binary(normal),
+    "greater": binary(normal),
+    "greater_equal": binary(normal),
+    "logical_and": binary(bools),
+    "logical_or": binary(bools),
+    "logical_xor": binary(bools),
+    "select": lambda rng: [sample(bools(rng, (3, 1)), normal(rng, (1, 4)), normal(rng, (4,))),
+                           sample(bools(rng, (2, 3)), normal(rng, (2, 3)), normal(rng, ()))],
+    # ----- shapes -----
+    "reshape": lambda rng: [sample(normal(rng, (2, 3, 4)), shape=(4, 6)),
+                            sample(normal(rng, (1, 3)), shape=(3,))],
+    "transpose": lambda rng: sample(normal(rng, (2, 3, 4)), perm=(2, 0, 1)),
+    "broadcast_to": lambda rng: [sample(normal(rng, (3, 1)), shape=(2, 3, 4)),
+                                 sample(normal(rng, ()), shape=(2,))],
+    "concat": lambda rng: [sample(normal(rng, (2, 1)), normal(rng, (2, 3)), normal(rng, (2, 2)),
+                                  axis=1),
+                           sample(normal(rng, (2, 2)), normal(rng, (1, 2)), axis=0)],
+    "pad": lambda rng: sample(normal(rng, (2, 3)), paddings=((1, 0), (2, 1)), value=0.5),
+    # ----- indexing -----
+    "getitem": lambda rng: [
+        with_index(normal(rng, (4, 5, 3)), (slice(1, None, 2), Ellipsis, -1)),
+        with_index(normal(rng, (4, 5, 3)), (None, ms.Tensor([0, 2, 2]), slice(None, None, -2))),
+        with_index(normal(rng, (3, 4)), (ms.Tensor([[0, 1], [2, 0]]), ms.Tensor([3, 3]))),
+    ],
+    "index_add": lambda rng: [
+        with_index(normal(rng, (4, 5)), (ms.Tensor([0, 2, 0]),), normal(rng, (3, 5))),
+        with_index(normal(rng, (4, 5)), (slice(None), 1), normal(rng, (4,))),
+    ],
+    "setitem": lambda rng: [
+        with_index(normal(rng, (4, 5)), (slice(1, 3),), normal(rng, (5,))),
+        with_index(normal(rng, (4, 5)), (ms.Tensor([3, 1]), slice(None, None, 2)),
+                   normal(rng, (2, 3))),
+    ],
+    "take_along_axis": lambda rng: sample(normal(rng, (3, 4)), ints(rng, (3, 6), 4), axis=1),
+    "scatter_add_along_axis": lambda rng: sample(normal(rng, (3, 4)), ints(rng, (2, 4), 3),
+                                                 normal(rng, (2, 4)), axis=0),
+    "sort": lambda rng: [sample(normal(rng, (3, 5)), axis=1, descending=False),
+                         sample(normal(rng, (4, 2)), axis=0, descending=True)],
+    "nonzero": lambda rng: sample(normal(rng, (3, 4)) * ints(rng, (3, 4), 2)),
+    # ----- linear algebra -----
+    "matmul": lambda rng: [sample(normal(rng, (2, 3, 4)), normal(rng, (4, 5))),
+                           sample(normal(rng, (2, 1, 3, 4)), normal(rng, (5, 4, 2)))],
+    # ----- reductions -----
+    "reduce_sum": lambda rng: [sample(normal(rng, (2, 3, 4)), axis=(0, 2), keep_dims=False),
+                               sample(normal(rng, (2, 3)), axis=None, keep_dims=True),
+                               sample(bools(rng, (2, 3)), axis=(1,), keep_dims=False)],
+    "reduce_max": lambda rng: [sample(normal(rng, (2, 3, 4)), axis=(1,), keep_dims=False),
+                               sample(normal(rng, (3, 2)), axis=None, keep_dims=True)],
+    "reduce_min": lambda rng: [sample(normal(rng, (2, 3, 4)), axis=(0, 2), keep_dims=True),
+                               sample(normal(rng, (3, 2)), axis=None, keep_dims=False)],
+    "reduce_prod": lambda rng: [sample(away_from_zero(rng, (2, 3, 4), 0.5, 1.5), axis=(1,),
+                                       keep_dims=False),
+                                sample(away_from_zero(rng, (3, 2), 0.5, 1.5), axis=None,
+                                       keep_dims=True),
+                                # exact zeros: one in a row, two in a row (prod is multilinear,
+                                # so the FD check is exact there too)
+                                sample(normal(rng, (3, 3)) * [[0, 1, 1], [0, 1, 0], [1, 1, 1]],
+                                       axis=(1,), keep_dims=False)],
+    "reduce_all": lambda rng: sample(bools(rng, (2, 3)), axis=(1,), keep_dims=False),
+    "reduce_any": lambda rng: sample(bools(rng, (2, 3)), axis=None, keep_dims=True),
+    "argmax": lambda rng: [sample(normal(rng, (3, 4)), axis=1, keep_dims=False, dtype=I64),
+                           sample(normal(rng, (3, 4)), axis=None, keep_dims=True,
+                                  dtype=np.dtype(np.int32))],
+    "argmin": lambda rng: sample(normal(rng, (3, 4)), axis=0, keep_dims=True, dtype=I64),
+    "cumsum": lambda rng: [sample(normal(rng, (3, 4)), axis=1, reverse=False),
+                           sample(normal(rng, (3, 4)), axis=0, reverse=True)],
+    # ----- state -----
+    "assign": lambda rng: [sample(normal(rng, (2, 3)), normal(rng, (2, 3))),
+                           sample(normal(rng, (2, 3)), normal(rng, (3,)))],
+    "print": lambda rng: sample(normal(rng, (2,)), template=("x =", None), sep=" ", end="\n"),
+    # ----- neural network (ops/nn.py); CONV/POOL attrs below give a (2, 6, 2, 7) conv output
+    #       of a (2, 4, 5, 6) input and (6, 2, 3, 2) weight, a (2, 2, 3, 6) pool of (2, 2, 5, 6) -----
+    "conv2d": lambda rng: [sample(normal(rng, (2, 4, 5, 6)), normal(rng, (6, 2, 3, 2)), **CONV),
+                           sample(normal(rng, (1, 2, 4, 4)), normal(rng, (3, 2, 2, 2)), stride=(1, 1),
+                                  padding=(0, 0, 0, 0), dilation=(1, 1), groups=1)],
+    "conv2d_input_grad": lambda rng: sample(normal(rng, (2, 6, 2, 7)), normal(rng, (6, 2, 3, 2)),
+                                            input_size=(5, 6), **CONV),
+    "conv2d_filter_grad": lambda rng: sample(normal(rng, (2, 4, 5, 6)), normal(rng, (2, 6, 2, 7)),
+                                             kernel_size=(3, 2), **CONV),
+    "max_pool2d": lambda rng: [sample(distinct(rng, (2, 2, 5, 6)), **POOL),
+                               sample(distinct(rng, (1, 2, 5, 5)), kernel_size=(2, 2), stride=(1, 1),
+                                      padding=(0, 0, 0, 0), dilation=(2, 1))],
+    "max_pool2d_grad": lambda rng: sample(distinct(rng, (2, 2, 5, 6)), normal(rng, (2, 2, 3, 6)), **POOL),
+    "max_pool2d_gather": lambda rng: sample(distinct(rng, (2, 2, 5, 6)), normal(rng, (2, 2, 5, 6)), **POOL),
+    # random: p=0 keeps every element, the one draw whose value is reproducible across runs
+    "dropout_mask": lambda rng: sample(normal(rng, (3, 4)), p=0.0, seed=None),
+}
+
+# Primitives whose bprop returns None for every input by design: piecewise constant
+# (comparisons, rounding, arg-reductions), boolean/integer-only, or a gradient barrier.
+NO_GRADIENT = {
+    "sign", "floor", "ceil", "round", "logical_not", "bitwise_not", "floor_div",
+    "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+    "logical_and", "logical_or", "logical_xor", "stop_gradient",
+    "reduce_all", "reduce_any", "argmax", "argmin", "nonzero", "print", "dropout_mask",
+}
+
+
+# ***** machinery *****
+
+def samples_of(name):
+    """The samples of primitive `name`, from a generator seeded by its name."""
+    if name not in SAMPLES:
+        pytest.skip(f"no SAMPLES entry for {name!r} (test_every_primitive_has_a_sample fails)")
+    made = SAMPLES[name](np.random.default_rng(zlib.crc32(name.encode())))
+    return made if isinstance(made, list) else [made]
+
+
+def is_float(a):
+    return np.asarray(a).dtype.kind == "f"
+
+
+def as_tuple(out):
+    return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+
+def results(prim, out):
+    """A primitive's output(s) (arrays, Tensors or Avals) as a tuple."""
+    return tuple(out) if prim.multiple_results else (out,)
+
+
+def float_outputs(prim, sample_):
+    """Positions of the float outputs (the differentiable ones) of prim on sample_."""
+    outs = results(prim, prim.impl(np, *sample_.inputs, **sample_.attrs))
+    return [k for k, o in enumerate(outs) if is_float(o)]
+
+
+def call_with_floats(prim, sample_):
+    """(f, float positions): f(*float_tensors) applies prim with the other inputs fixed,
+    returning its float outputs (a tuple)."""
+    positions = [i for i, a in enumerate(sample_.inputs) if is_float(a)]
+    fixed = [ms.Tensor(a) for a in sample_.inputs]
+    out_positions = float_outputs(prim, sample_)
+
+    def f(*float_tensors):
+        args = list(fixed)
+        for p, t in zip(positions, float_tensors):
+            args[p] = t
+        outs = results(prim, prim(*args, **sample_.attrs))
+        return tuple(outs[k] for k in out_positions)
+
+    return f, positions
+
+
+def cotangents(rng, outs):
+    return tuple(normal(rng, o.shape).astype(to_numpy(o).dtype) for o in outs)
+
+
+def objective(f, cots):
+    """arrays -> sum_k sum(f(arrays)_k * cots_k), in float64."""
+    def value(arrays):
+        outs = as_tuple(f(*(ms.Tensor(a) for a in arrays)))
+        return float(sum(np.sum(to_numpy(o).astype(np.float64) * c) for o, c in zip(outs, cots)))
+    return value
+
+
+def vjp_grads(f, arrays, cots):
+    """Reverse-mode gradients of f at arrays for cotangents cots, as numpy arrays."""
+    _, vjp_fn = ms.vjp(f, *(ms.Tensor(a) for a in arrays))
+    return [to_numpy(g) for g in as_tuple(vjp_fn(*(ms.Tensor(c) for c in cots)))]
+
+
+ALL = sorted(REGISTRY)
+DIFFERENTIABLE = [n for n in ALL if n not in NO_GRADIENT]
+ELEMENTWISE = [n for n in DIFFERENTIABLE if REGISTRY[n].expr is not None]
+
+
+# ***** (a) the table is complete *****
+
+def test_every_primitive_has_a_sample():
+    missing = [n for n in ALL if n not in SAMPLES]
+    assert not missing, f"primitives without a SAMPLES entry in {__file__}: {missing}"
+    assert not set(SAMPLES) - set(ALL), f"SAMPLES for unknown primitives: {set(SAMPLES) - set(ALL)}"
+    unknown = NO_GRADIENT - set(ALL)
+    assert not unknown, f"NO_GRADIENT lists unknown primitives: {unknown}"
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_primitive_row_is_complete(name):
+    prim = REGISTRY[name]
+    assert prim.name == name
+    for rule in ("infer", "impl", "bprop"):
+        assert callable(getattr(prim, rule)), f"{name}.{rule} is not callable"
+    for s in samples_of(name):
+        for key, value in s.attrs.items():
+            hash(value)  # attributes are graph cache keys: they must be hashable
+
+
+# ***** (b) infer agrees with impl *****
+
+def check_infer_matches_impl(prim, inputs, attrs):
+    avals = [aval_of(ms.Tensor(a)) for a in inputs]
+    out = results(prim, prim.impl(np, *inputs, **attrs))
+    inferred = results(prim, prim.infer(*avals, **attrs))
+    assert len(inferred) == len(out), \
+        f"{prim.name}: infer gives {len(inferred)} outputs, impl {len(out)}"
+    for aval, o in zip(inferred, out):
+        o = np.asarray(o)
+        assert isinstance(aval, Aval), f"{prim.name}: infer returned {aval!r}"
+        # -1 in an inferred shape: a data-dependent size (nonzero)
+        assert len(aval.shape) == o.ndim and all(a in (-1, b) for a, b in zip(aval.shape, o.shape)), \
+            f"{prim.name}: infer says shape {aval.shape}, impl gives {o.shape} for {avals} {attrs}"
+        assert np.dtype(aval.dtype) == o.dtype, \
+            f"{prim.name}: infer says {aval.dtype}, impl gives {o.dtype} for {avals} {attrs}"
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_infer_matches_impl(name):
+    for s in samples_of(name):
+        check_infer_matches_impl(REGISTRY[name], s.inputs, s.attrs)
+
+
+SWEEP_DTYPES = [np.float32, np.float16, np.int32, np.int64, np.uint8, np.bool_]
+
+
+@pytest.mark.parametrize("dtype", SWEEP_DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("name", [n for n in ALL if REGISTRY[n].expr is not None and n != "select"])
+def test_elementwise_infer_matches_impl_for_every_dtype(name, dtype):
+    """Either impl and infer agree on the result type, or both reject the dtype (an OpError:
+    Graph mode must not accept what PyNative refuses)."""
+    prim = REGISTRY[name]
+    s = samples_of(name)[0]
+    # small positive values: integer pow, floor_div and mod stay well defined
+    inputs = [(np.abs(a) * 3 + 1).astype(dtype) for a in s.inputs]
+    avals = [aval_of(ms.Tensor(a)) for a in inputs]
+    try:
+        with np.errstate(all="ignore"):
+            prim.impl(np, *inputs, **s.attrs)
+    except Exception as impl_error:
+        with pytest.raises(OpError):
+            prim.infer(*avals, **s.attrs)
+        with pytest.raises(OpError, match=name):
+            prim(*(ms.Tensor(a) for a in inputs), **s.attrs)
+        return
+    check_infer_matches_impl(prim, inputs, s.attrs)
+
+
+# ***** (c) first derivatives against finite differences *****
+
+@pytest.mark.parametrize("name", DIFFERENTIABLE)
+def test_bprop_matches_finite_differences(name):
+    prim = REGISTRY[name]
+    rng = np.random.default_rng(1)
+    for s in samples_of(name):
+        f, positions = call_with_floats(prim, s)
+        if not positions:
+            continue
+        arrays = [s.inputs[p] for p in positions]
+        cots = cotangents(rng, f(*(ms.Tensor(a) for a in arrays)))
+        got = vjp_grads(f, arrays, cots)
+        for k, g in enumerate(got):
+            want = numeric_grad(objective(f, cots), arrays, k, s.step)
+            assert g.shape == want.shape, \
+                f"{name}: gradient of input {positions[k]} has shape {g.shape}"
+            np.testing.assert_allclose(g, want, rtol=s.rtol, atol=s.atol,
+                                       err_msg=f"{name}: d/d(input {positions[k]}) with {s.attrs}")
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_index_and_mask_inputs_get_no_gradient(name):
+    """Integer/bool inputs of an op with float outputs (indices, masks) get None."""
+    prim = REGISTRY[name]
+    for s in samples_of(name):
+        if not float_outputs(prim, s):
+            continue
+        grads = call_bprop(prim, s)
+        for i, (a, g) in enumerate(zip(s.inputs, grads)):
+            if not is_float(a) or name in NO_GRADIENT:
+                assert g is None, \
+                    f"{name}: bprop gives a gradient for input {i} ({np.asarray(a).dtype})"
+
+
+def call_bprop(prim, s):
+    args = [ms.Tensor(a) for a in s.inputs]
+    out = prim(*args, **s.attrs)
+    dout = tuple(ms.ops.ones_like(o) for o in out) if prim.multiple_results else ms.ops.ones_like(out)
+    grads = prim.bprop(*args, out, dout, **s.attrs)
+    assert len(grads) == len(args), \
+        f"{prim.name}: bprop returned {len(grads)} gradients for {len(args)} inputs"
+    return grads
+
+
+def test_no_gradient_list_is_what_the_rules_say():
+    for name in NO_GRADIENT:
+        for s in samples_of(name):
+            assert all(g is None for g in call_bprop(REGISTRY[name], s)), name
+
+
+# ***** (d) second derivatives of elementwise primitives *****
+
+@pytest.mark.parametrize("name", ELEMENTWISE)
+def test_second_order_matches_finite_differences(name):
+    prim = REGISTRY[name]
+    rng = np.random.default_rng(2)
+    s = samples_of(name)[0]
+    f, positions = call_with_floats(prim, s)
+    if not positions:
+        pytest.skip(f"{name}: no float input in its first sample")
+    arrays = [s.inputs[p] for p in positions]
+    cots = cotangents(rng, f(*(ms.Tensor(a) for a in arrays)))
+
+    def first_grad(*xs):
+        _, vjp_fn = ms.vjp(f, *xs)
+        return vjp_fn(*(ms.Tensor(c) for c in cots))
+
+    cots2 = tuple(normal(rng, a.shape) for a in arrays)
+    got = vjp_grads(first_grad, arrays, cots2)
+    for k, g in enumerate(got):
+        want = numeric_grad(objective(first_grad, cots2), arrays, k, 1e-5)
+        np.testing.assert_allclose(g, want, rtol=1e-5, atol=1e-6,
+                                   err_msg=f"{name}: second derivative, input {positions[k]}")
+
+
+# ***** (e) both modes give the same values and gradients *****
+
+@pytest.mark.parametrize("name", ALL)
+def test_values_agree_in_both_modes(name, mode):
+    prim = REGISTRY[name]
+    for s in samples_of(name):
+        want = results(prim, prim.impl(np, *s.inputs, **s.attrs))
+        got = results(prim, run_in_mode(lambda *xs: prim(*xs, **s.attrs), mode,
+                                        *(ms.Tensor(a) for a in s.inputs)))
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            w = np.asarray(w)
+            # compiled kernels may use their own few-ulp approximations of exp, tanh...
+            tol = 64 * np.finfo(w.dtype).eps if w.dtype.kind == "f" else 0
+            assert_close(g, w, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("name", DIFFERENTIABLE)
+def test_gradients_agree_in_both_modes(name, mode):
+    prim = REGISTRY[name]
+    rng = np.random.default_rng(3)
+    for s in samples_of(name):
+        f, positions = call_with_floats(prim, s)
+        if not positions:
+            continue
+        arrays = [s.inputs[p] for p in positions]
+        cots = cotangents(rng, f(*(ms.Tensor(a) for a in arrays)))
+
+        def loss(*xs):
+            terms = [ms.ops.sum(o * ms.Tensor(c)) for o, c in zip(f(*xs), cots)]
+            return sum(terms[1:], terms[0])
+
+        grad_fn = ms.grad(loss, grad_position=tuple(range(len(arrays))))
+        got = run_in_mode(grad_fn, mode, *(ms.Tensor(a) for a in arrays))
+        # the reference: the primitive's vjp itself, without the loss around it
+        assert_close(got, tuple(vjp_grads(f, arrays, cots)), rtol=1e-10, atol=1e-12)
