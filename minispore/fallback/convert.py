@@ -125,6 +125,7 @@ def _current_value(name):
 
 
 def _assigned(stmts):
+    """Variables the statements bind (the branch functions of inner converted ifs excluded)."""
     names = set()
     for stmt in stmts:
         for node in ast.walk(stmt):
@@ -132,16 +133,20 @@ def _assigned(stmts):
                 names.add(node.id)
             elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
                 names.add(node.name)
-    return names
+    return {n for n in names if not n.startswith("__ms_")}
+
+
+_ESCAPES = (ast.Return, ast.Break, ast.Continue, ast.Yield, ast.YieldFrom, ast.Global,
+            ast.Nonlocal, ast.Await, ast.Try)
 
 
 def _escapes(node):
-    """True if the if contains control transfer or scope statements we leave to Python."""
-    for sub in ast.walk(node):
-        if isinstance(sub, (ast.Return, ast.Break, ast.Continue, ast.Yield, ast.YieldFrom,
-                            ast.Global, ast.Nonlocal, ast.Await, ast.Try)):
-            return True
-    return False
+    """True if the if contains control transfer or scope statements we leave to Python
+    (not looking inside nested functions, such as the branches of an inner converted if)."""
+    if isinstance(node, _ESCAPES):
+        return True
+    return any(_escapes(child) for child in ast.iter_child_nodes(node)
+               if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
 
 
 # ***** run time *****

@@ -1,8 +1,10 @@
 """Graph breaks: host code asked for the value of a symbolic tensor.
 
 The segment traced so far is compiled and run, its live values become concrete on the host,
-and tracing continues (the next segment reads them as inputs). Under fullgraph=True or
-jit_syntax_level=STRICT, or while compiling a backward, the request raises instead.
+and tracing continues (the next segment reads them as inputs). A function that broke runs its
+Python at every call (its segments are compiled once and cached), since what it traces may
+depend on the values. Under fullgraph=True or jit_syntax_level=STRICT, or while compiling a
+backward, the request raises instead.
 """
 from ..context import config
 from ..context.interpreter import STATE
@@ -21,15 +23,16 @@ def host_value(tensor, reason):
     if tracer is None or not hasattr(tracer, "known"):
         raise RuntimeError(f"{reason}: this tensor is symbolic (it was created while tracing a "
                            f"Graph-mode function) and escaped its trace")
-    if var.id in tracer.known:
-        return tracer.known[var.id]
     report = BreakReport(tracer.graph.name, user_frame_summary() or "<unknown>", reason,
                          category_of(reason))
     if tracer.strict or config.get_context("jit_syntax_level") == config.STRICT:
         raise GraphBreakError(report)
     if tracer.run_segment is None:
         raise BreakNotAllowed(report)
+    # Even when the value is already known (an input, or computed before an earlier break),
+    # what follows depends on it: the trace can never replay without running Python.
     report_once(report)
     tracer.breaks.append(report)
-    tracer.materialize()
+    if var.id not in tracer.known:
+        tracer.materialize()
     return tracer.known[var.id]

@@ -43,7 +43,7 @@ def record(prim, args, attrs, out):
     inputs = args
     for a in args:
         if not isinstance(a, Tensor):  # constants (numpy arrays) become tensors for the rule
-            inputs = tuple(a if isinstance(a, Tensor) else Tensor._wrap(a) for a in args)
+            inputs = tuple(a if isinstance(a, Tensor) else _constant(a) for a in args)
             break
     if prim.multiple_results:
         node = Node(prim.name, prim.bprop, inputs, tuple(out), True, attrs)
@@ -51,6 +51,14 @@ def record(prim, args, attrs, out):
             o._node = node
     else:
         out._node = Node(prim.name, prim.bprop, inputs, (out,), False, attrs)
+
+
+def _constant(array):
+    """A constant input as a Tensor for a bprop; while tracing, a graph constant (not a
+    tensor captured by reference, which would become a graph input)."""
+    if STATE.trace_stack:
+        return Tensor._wrap(STATE.trace_stack[-1].const(array))
+    return Tensor._wrap(array)
 
 
 def record_custom(name, rule, inputs, outputs, multiple_results):

@@ -6,6 +6,7 @@ placeholder for each tensor index, which travels as a positional input.
 """
 import numpy as np
 
+from . import batching as B
 from . import functional as F
 from . import infer as I
 from .elementwise import no_grad
@@ -21,7 +22,9 @@ def _reshape_infer(x, shape):
 
 
 reshape = Primitive("reshape", infer=_reshape_infer, impl=lambda xp, x, shape: x.reshape(shape),
-                    bprop=lambda x, out, dout, shape: (F.reshape(dout, x.shape),))
+                    bprop=lambda x, out, dout, shape: (F.reshape(dout, x.shape),),
+                    batch=lambda prim, args, dims, n, shape: (
+                        prim(B.to_front(args[0], dims[0]), shape=(n,) + tuple(shape)), 0))
 
 
 def _transpose_infer(x, perm):
@@ -32,7 +35,9 @@ def _transpose_infer(x, perm):
 
 transpose = Primitive("transpose", infer=_transpose_infer,
                       impl=lambda xp, x, perm: xp.transpose(x, perm),
-                      bprop=lambda x, out, dout, perm: (F.transpose(dout, tuple(np.argsort(perm).tolist())),))
+                      bprop=lambda x, out, dout, perm: (F.transpose(dout, tuple(np.argsort(perm).tolist())),),
+                      batch=lambda prim, args, dims, n, perm: (
+                          prim(B.to_front(args[0], dims[0]), perm=(0,) + B.shift_axes(perm)), 0))
 
 
 def _broadcast_to_infer(x, shape):
@@ -41,9 +46,15 @@ def _broadcast_to_infer(x, shape):
     return Aval(tuple(shape), x.dtype)
 
 
+def _broadcast_to_batch(prim, args, dims, axis_size, shape):
+    x = B.with_lane_rank(B.to_front(args[0], dims[0]), len(shape))
+    return prim(x, shape=(axis_size,) + tuple(shape)), 0
+
+
 broadcast_to = Primitive("broadcast_to", infer=_broadcast_to_infer,
                          impl=lambda xp, x, shape: xp.broadcast_to(x, shape),
-                         bprop=lambda x, out, dout, shape: (F.sum_to(dout, x.shape),))
+                         bprop=lambda x, out, dout, shape: (F.sum_to(dout, x.shape),),
+                         batch=_broadcast_to_batch)
 
 
 def _concat_infer(*xs, axis):
@@ -72,8 +83,15 @@ def _concat_bprop(*args, axis):
     return tuple(grads)
 
 
+def _concat_batch(prim, args, dims, axis_size, axis):
+    rank = max(B.lane_ndim(x, d) for x, d in zip(args, dims))
+    xs = [B.batched_front(x, d, axis_size) for x, d in zip(args, dims)]
+    return prim(*xs, axis=I.normalize_axis(axis, rank) + 1), 0
+
+
 concat = Primitive("concat", infer=_concat_infer,
-                   impl=lambda xp, *xs, axis: xp.concatenate(xs, axis=axis), bprop=_concat_bprop)
+                   impl=lambda xp, *xs, axis: xp.concatenate(xs, axis=axis), bprop=_concat_bprop,
+                   batch=_concat_batch)
 
 
 def _pad_infer(x, paddings, value):
@@ -89,7 +107,10 @@ def _pad_bprop(x, out, dout, paddings, value):
 
 pad = Primitive("pad", infer=_pad_infer,
                 impl=lambda xp, x, paddings, value: xp.pad(x, paddings, constant_values=value),
-                bprop=_pad_bprop)
+                bprop=_pad_bprop,
+                batch=lambda prim, args, dims, n, paddings, value: (
+                    prim(B.to_front(args[0], dims[0]), paddings=((0, 0),) + tuple(paddings),
+                         value=value), 0))
 
 
 # ***** indexing *****
@@ -109,10 +130,70 @@ def _getitem_impl(xp, x, *tensors, index):
     return x[build_index(index, tensors)]
 
 
+def _batched_index(x, x_dim, tensors, tensor_dims, index, axis_size):
+    """x[index] for every lane at once: (x, tensors, index, x_dim, out_dim) to call getitem /
+    index_add / setitem with, x_dim being x's batch axis then (None: x unbatched) and out_dim
+    the batch axis of the selection. numpy places advanced indices (tensors, and ints when a
+    tensor is present) where the first one is if they are adjacent, else first of all."""
+    lane_shapes = [tuple(t.shape) if d is None else tuple(t.shape[:d] + t.shape[d + 1:])
+                   for t, d in zip(tensors, tensor_dims)]
+    index_rank = len(I.broadcast_shapes(*lane_shapes)) if tensors else 0
+    advanced = [i for i, item in enumerate(index) if item[0] in ("tensor", "int")] \
+        if tensors else []
+    adjacent = not advanced or advanced[-1] - advanced[0] + 1 == len(advanced)
+    first = advanced[0] if advanced else len(index)
+    x_rank = B.lane_ndim(x, x_dim)
+    ellipsis_dims = x_rank - sum(item[0] in ("int", "slice", "tensor") for item in index)
+    out_before = sum(ellipsis_dims if item[0] == "ellipsis" else 1 for item in index[:first])
+    x_before = sum(ellipsis_dims if item[0] == "ellipsis" else item[0] == "slice"
+                   for item in index[:first])
+    if all(d is None for d in tensor_dims):  # only x is batched: a full slice in front
+        out_dim = index_rank if not adjacent else 0
+        return (B.to_front(x, x_dim), list(tensors), (("slice", None, None, None),) + index, 0,
+                out_dim)
+    tensors = [t if d is None else B.with_lane_rank(B.to_front(t, d), index_rank)
+               for t, d in zip(tensors, tensor_dims)]
+    out_dim = out_before if adjacent else 0
+    if x_dim is None:
+        return x, tensors, index, None, out_dim
+    # x is batched too: its batch axis, moved before the first advanced index, is indexed
+    # there by the lane number, which broadcasts with the other index tensors
+    lanes = F.reshape(F.arange(axis_size), (axis_size,) + (1,) * index_rank)
+    index = index[:first] + (("tensor", len(tensors)),) + index[first:]
+    return B.move_axis(x, x_dim, x_before), tensors + [lanes], index, x_before, out_dim
+
+
+def _getitem_batch(prim, args, dims, axis_size, index):
+    x, tensors, index, _, out_dim = _batched_index(args[0], dims[0], args[1:], dims[1:], index,
+                                                   axis_size)
+    return prim(x, *tensors, index=index), out_dim
+
+
+def _index_update_batch(prim, args, dims, axis_size, index):
+    """index_add / setitem: every lane updates its own copy of the base."""
+    (base, values, *tensors), (base_dim, values_dim, *tensor_dims) = args, dims
+    base = B.batched_front(base, base_dim, axis_size)
+    lane_tensors = [Aval(tuple(t.shape) if d is None else tuple(t.shape[:d] + t.shape[d + 1:]),
+                         np.dtype(np.int64)) for t, d in zip(tensors, tensor_dims)]
+    selection_rank = len(_getitem_infer(Aval(tuple(base.shape[1:]), base._data.dtype), *lane_tensors,
+                                        index=index).shape)
+    base, tensors, index, base_dim, out_dim = _batched_index(base, 0, tensors, tensor_dims,
+                                                             index, axis_size)
+    if values_dim is None:  # right-aligned to the selection, a size-1 batch axis at out_dim
+        shape = [1] * (selection_rank - B.ndim(values)) + list(getattr(values, "shape", ()))
+        shape.insert(out_dim, 1)
+        values = F.reshape(values, shape)
+    else:
+        values = B.move_axis(B.with_lane_rank(B.to_front(values, values_dim), selection_rank),
+                             0, out_dim)
+    return prim(base, values, *tensors, index=index), base_dim
+
+
 getitem = Primitive("getitem", infer=_getitem_infer, impl=_getitem_impl,
                     bprop=lambda x, *rest, index: (
                         index_add(F.zeros_like(x), rest[-1], *rest[:-2], index=index),
-                        *(None for _ in rest[:-2])))
+                        *(None for _ in rest[:-2])),
+                    batch=_getitem_batch)
 
 
 def _index_add_impl(xp, base, values, *tensors, index):
@@ -131,6 +212,7 @@ index_add = Primitive("index_add", infer=lambda base, values, *t, index: base,
                       bprop=lambda base, values, *rest, index: (
                           rest[-1], F.sum_to(getitem(rest[-1], *rest[:-2], index=index), values.shape),
                           *(None for _ in rest[:-2])),
+                      batch=_index_update_batch,
                       doc="out = base.copy(); out[index] += values (the backward of getitem)")
 
 
@@ -149,16 +231,24 @@ def _setitem_bprop(x, value, *rest, index):
 
 
 setitem = Primitive("setitem", infer=lambda x, value, *t, index: x, impl=_setitem_impl,
-                      bprop=_setitem_bprop, doc="out = x.copy(); out[index] = value")
+                      bprop=_setitem_bprop, batch=_index_update_batch,
+                      doc="out = x.copy(); out[index] = value")
 
 
 # ***** gather / scatter along an axis, sort *****
+
+def _along_axis_batch(prim, args, dims, axis_size, axis):
+    """take_along_axis / scatter_add_along_axis: every input batched first, axis shifted."""
+    return prim(*(B.batched_front(a, d, axis_size) for a, d in zip(args, dims)),
+                axis=axis + 1), 0
+
 
 take_along_axis = Primitive(
     "take_along_axis",
     infer=lambda x, idx, axis: Aval(idx.shape, x.dtype),
     impl=lambda xp, x, idx, axis: xp.take_along_axis(x, idx, axis=axis),
-    bprop=lambda x, idx, out, dout, axis: (F.scatter_add_along_axis(F.zeros_like(x), idx, dout, axis=axis), None))
+    bprop=lambda x, idx, out, dout, axis: (F.scatter_add_along_axis(F.zeros_like(x), idx, dout, axis=axis), None),
+    batch=_along_axis_batch)
 
 
 def _scatter_add_impl(xp, base, idx, values, axis):
@@ -172,6 +262,7 @@ def _scatter_add_impl(xp, base, idx, values, axis):
 scatter_add_along_axis = Primitive(
     "scatter_add_along_axis", infer=lambda base, idx, values, axis: base, impl=_scatter_add_impl,
     bprop=lambda base, idx, values, out, dout, axis: (dout, None, F.take_along_axis(dout, idx, axis=axis)),
+    batch=_along_axis_batch,
     doc="out = base.copy(); out[..., idx[...], ...] += values along `axis` (the backward of take_along_axis)")
 
 
@@ -180,12 +271,26 @@ def _sort_impl(xp, x, axis, descending):
     return xp.take_along_axis(x, order, axis=axis), order.astype(np.int64)
 
 
+def _sort_batch(prim, args, dims, axis_size, axis, descending):
+    x, dim = args[0], dims[0]
+    if B.lane_ndim(x, dim) == 0:  # a 0-d lane is sorted: itself, at index 0
+        return (x, F.zeros(tuple(x.shape), np.int64)), (dim, dim)
+    return prim(B.to_front(x, dim), axis=axis + 1, descending=descending), (0, 0)
+
+
+def _nonzero_batch(prim, args, dims, axis_size):
+    raise NotImplementedError("ops.nonzero cannot be vmapped: the number of non-zero elements, "
+                              "hence the output shape, differs from lane to lane")
+
+
 sort = Primitive("sort",
                  infer=lambda x, axis, descending: (x, Aval(x.shape, np.dtype(np.int64))),
                  impl=_sort_impl, multiple_results=True,
                  bprop=lambda x, out, dout, axis, descending: (
-                     F.scatter_add_along_axis(F.zeros_like(x), out[1], dout[0], axis=axis),))
+                     F.scatter_add_along_axis(F.zeros_like(x), out[1], dout[0], axis=axis),),
+                 batch=_sort_batch)
 
 nonzero = Primitive("nonzero", infer=lambda x: Aval((-1, len(x.shape)), np.dtype(np.int64)),
                     impl=lambda xp, x: xp.stack(xp.nonzero(x), axis=-1).astype(np.int64),
-                    bprop=no_grad, doc="indices of the non-zero elements (data-dependent shape)")
+                    bprop=no_grad, batch=_nonzero_batch,
+                    doc="indices of the non-zero elements (data-dependent shape)")

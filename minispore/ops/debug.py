@@ -6,6 +6,7 @@ call instead of breaking the graph or being skipped when the compiled program re
 """
 import numpy as np
 
+from .batching import to_front
 from .primitive import Aval, Primitive
 
 
@@ -16,9 +17,15 @@ def _print_impl(xp, *arrays, template, sep, end):
     return np.zeros((), np.bool_)
 
 
+def _print_batch(prim, args, dims, axis_size, **attrs):
+    """Under vmap a printed tensor shows every lane: its batch axis first."""
+    return prim(*(to_front(a, d) for a, d in zip(args, dims)), **attrs), None
+
+
 print_p = Primitive("print", infer=lambda *avals, template, sep, end: Aval((), np.dtype(np.bool_)),
                     impl=_print_impl, effect=True,
                     bprop=lambda *args, template, sep, end: (None,) * (len(args) - 2),
+                    batch=_print_batch,
                     doc="print the template, tensors (the positional inputs) where it holds None")
 
 

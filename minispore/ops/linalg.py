@@ -1,4 +1,5 @@
 """Matrix multiplication (BLAS through numpy/CuPy; a kernel boundary for graph fusion)."""
+from . import batching as B
 from . import functional as F
 from . import infer as I
 from .primitive import Aval, OpShapeError, OpTypeError, Primitive
@@ -22,5 +23,23 @@ def _matmul_bprop(x, y, out, dout):
     return F.sum_to(dx, x.shape), F.sum_to(dy, y.shape)
 
 
+def _matmul_batch(prim, args, dims, axis_size):
+    (x, y), (dx, dy) = args, dims
+    if dy is None and B.ndim(y) == 2:  # the batch joins x's rows: one BLAS call
+        x = B.to_front(x, dx)
+        rows = F.reshape(x, (-1, x.shape[-1]))
+        return F.reshape(prim(rows, y), tuple(x.shape[:-1]) + (y.shape[-1],)), 0
+    if dx is None and B.ndim(x) == 2:  # the batch joins y's columns
+        y = B.move_axis(y, dy, B.ndim(y) - 2)  # (..., k, B, m)
+        shape = tuple(y.shape)
+        out = prim(x, F.reshape(y, shape[:-2] + (shape[-2] * shape[-1],)))
+        return F.reshape(out, shape[:-3] + (x.shape[0],) + shape[-2:]), B.ndim(y) - 2
+    # otherwise batched matmul: the batch axis joins the broadcast batch dimensions
+    rank = max(B.lane_ndim(x, dx), B.lane_ndim(y, dy))
+    x, y = (a if d is None else B.with_lane_rank(B.to_front(a, d), rank)
+            for a, d in ((x, dx), (y, dy)))
+    return prim(x, y), 0
+
+
 matmul = Primitive("matmul", infer=_matmul_infer, impl=lambda xp, x, y: xp.matmul(x, y),
-                   bprop=_matmul_bprop)
+                   bprop=_matmul_bprop, batch=_matmul_batch)

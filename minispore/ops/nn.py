@@ -20,6 +20,7 @@ primitives normalised: `stride`, `dilation`, `kernel_size` as (h, w) pairs and `
 import numpy as np
 
 from ..runtime.tensor import Tensor
+from . import batching as B
 from . import functional as F
 from . import infer as I
 from . import random
@@ -195,6 +196,53 @@ def _require_nchw(name, aval):
         raise OpShapeError(f"{name} must be a 4-D (N, C, H, W) tensor, got {aval}")
 
 
+# ***** vmap: a batch of NCHW lanes is one bigger NCHW batch, or more channel groups *****
+
+def _fold_lanes(x):
+    """(lanes, N, ...) -> (lanes * N, ...)."""
+    return F.reshape(x, (x.shape[0] * x.shape[1],) + tuple(x.shape[2:]))
+
+
+def _unfold_lanes(y, axis_size):
+    """(lanes * N, ...) -> (lanes, N, ...)."""
+    return F.reshape(y, (axis_size, y.shape[0] // axis_size) + tuple(y.shape[1:]))
+
+
+def _lanes_as_channels(x):
+    """(lanes, N, C, H, W) -> (N, lanes * C, H, W): each lane's channels a block of groups."""
+    lanes, n, c = x.shape[:3]
+    return F.reshape(F.transpose(x, (1, 0, 2, 3, 4)), (n, lanes * c) + tuple(x.shape[3:]))
+
+
+def _channels_as_lanes(y, axis_size):
+    """(N, lanes * C, H, W) -> (N, lanes, C, H, W)."""
+    return F.reshape(y, (y.shape[0], axis_size, y.shape[1] // axis_size) + tuple(y.shape[2:]))
+
+
+def _conv_batch(prim, args, dims, axis_size, groups, **attrs):
+    """conv2d / conv2d_input_grad (an NCHW input and a weight) under vmap."""
+    (x, w), (x_dim, w_dim) = args, dims
+    if w_dim is None:  # one weight for every lane: the lanes join the batch
+        out = prim(_fold_lanes(B.to_front(x, x_dim)), w, groups=groups, **attrs)
+        return _unfold_lanes(out, axis_size), 0
+    # a weight per lane: the lanes become more groups of channels
+    x = _lanes_as_channels(B.batched_front(x, x_dim, axis_size))
+    out = prim(x, _fold_lanes(B.to_front(w, w_dim)), groups=groups * axis_size, **attrs)
+    return _channels_as_lanes(out, axis_size), 1
+
+
+def _filter_grad_batch(prim, args, dims, axis_size, groups, **attrs):
+    # the lanes become groups: each lane's weight gradient is a block of output channels
+    x, dout = (_lanes_as_channels(B.batched_front(a, d, axis_size)) for a, d in zip(args, dims))
+    return _unfold_lanes(prim(x, dout, groups=groups * axis_size, **attrs), axis_size), 0
+
+
+def _pool_batch(prim, args, dims, axis_size, **attrs):
+    """The max-pooling family under vmap: the lanes join the batch of every input."""
+    inputs = [_fold_lanes(B.batched_front(a, d, axis_size)) for a, d in zip(args, dims)]
+    return _unfold_lanes(prim(*inputs, **attrs), axis_size), 0
+
+
 # ***** convolution: conv2d and its two backward primitives *****
 
 def _im2col(xp, x, kernel, stride, padding, dilation, groups):
@@ -240,7 +288,7 @@ def _conv2d_bprop(x, w, out, dout, **attrs):
 
 
 conv2d_p = Primitive("conv2d", infer=_conv2d_infer, impl=_conv2d_impl, bprop=_conv2d_bprop,
-                     doc="2-D cross-correlation of NCHW input with (O, C/groups, kh, kw) weight")
+                     batch=_conv_batch, doc="2-D cross-correlation of NCHW input with (O, C/groups, kh, kw) weight")
 
 
 def _input_grad_infer(dout, w, input_size, stride, padding, dilation, groups):
@@ -272,7 +320,7 @@ def _input_grad_bprop(dout, w, out, dx_bar, input_size, **attrs):
 
 conv2d_input_grad = Primitive(
     "conv2d_input_grad", infer=_input_grad_infer, impl=_input_grad_impl, bprop=_input_grad_bprop,
-    doc="gradient of conv2d with respect to its input (a transposed convolution of dout)")
+    batch=_conv_batch, doc="gradient of conv2d with respect to its input (a transposed convolution of dout)")
 
 
 def _filter_grad_infer(x, dout, kernel_size, stride, padding, dilation, groups):
@@ -301,7 +349,8 @@ def _filter_grad_bprop(x, dout, out, dw_bar, kernel_size, **attrs):
 
 conv2d_filter_grad = Primitive(
     "conv2d_filter_grad", infer=_filter_grad_infer, impl=_filter_grad_impl,
-    bprop=_filter_grad_bprop, doc="gradient of conv2d with respect to its weight")
+    bprop=_filter_grad_bprop, batch=_filter_grad_batch,
+    doc="gradient of conv2d with respect to its weight")
 
 
 def conv2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1):
@@ -383,7 +432,7 @@ def _window_argmax(xp, x, kernel_size, stride, padding, dilation):
 max_pool2d_p = Primitive(
     "max_pool2d", infer=_pool_infer, impl=_max_pool_impl,
     bprop=lambda x, out, dout, **attrs: (max_pool2d_grad(x, dout, **attrs),),
-    doc="maximum over each (dilated) window of an NCHW tensor; padding never wins")
+    batch=_pool_batch, doc="maximum over each (dilated) window of an NCHW tensor; padding never wins")
 
 
 def _max_pool_grad_infer(x, dout, **attrs):
@@ -404,6 +453,7 @@ max_pool2d_grad = Primitive(
     "max_pool2d_grad", infer=_max_pool_grad_infer, impl=_max_pool_grad_impl,
     # the argmax is piecewise constant in x: no gradient for x; linear in dout
     bprop=lambda x, dout, out, dx_bar, **attrs: (None, max_pool2d_gather(x, dx_bar, **attrs)),
+    batch=_pool_batch,
     doc="dout of max_pool2d routed to each window's (first) maximum of x, summed on overlap")
 
 
@@ -425,6 +475,7 @@ def _gather_impl(xp, x, g, kernel_size, stride, padding, dilation):
 max_pool2d_gather = Primitive(
     "max_pool2d_gather", infer=_gather_infer, impl=_gather_impl,
     bprop=lambda x, g, out, dout, **attrs: (None, max_pool2d_grad(x, dout, **attrs)),
+    batch=_pool_batch,
     doc="g at the position of each window's (first) maximum of x (the adjoint of max_pool2d_grad)")
 
 
@@ -612,11 +663,18 @@ def _dropout_mask_impl(xp, x, p, seed):
     return xp.asarray(keep / (1.0 - p), dtype=x.dtype)
 
 
+@B.draws_random
+def _dropout_mask_batch(prim, args, dims, axis_size, p, seed):
+    # one draw of the whole batch's shape: every lane gets its own mask
+    return prim(B.batched_front(args[0], dims[0], axis_size), p=p, seed=seed), 0
+
+
 # A primitive, not a constant built while tracing: a compiled graph then draws a new mask on
 # every run. `effect` keeps graph passes from folding, merging or dropping the draw.
 dropout_mask = Primitive(
     "dropout_mask", infer=lambda x, p, seed: x, impl=_dropout_mask_impl, effect=True,
     bprop=lambda x, out, dout, p, seed: (None,),  # the mask does not depend on x's values
+    batch=_dropout_mask_batch,
     doc="keep-mask of x's shape and dtype: 1 / (1 - p) with probability 1 - p, else 0")
 
 

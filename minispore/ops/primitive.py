@@ -14,6 +14,10 @@ A row is `Primitive(name, infer=..., impl=..., bprop=..., [expr=..., jvp=..., ..
 * ``expr`` (elementwise ops) — a scalar template such as ``"tanh({0})"`` for fused kernels.
 * ``jvp`` (optional) — forward-mode rule ``jvp(*inputs, tangents, out, **attrs)``; without it,
   forward mode is derived from `bprop` (the double-vjp trick).
+* ``batch`` (optional) — the vmap rule ``batch(prim, args, dims, axis_size, **attrs) ->
+  (out, out_dims)``: args carry the batch axis, at ``dims[i]`` (None: same for every lane);
+  written with ops, like bprop (see ``ops.batching``). Elementwise rows (with ``expr``)
+  default to the shared broadcasting rule; a row without one runs once per lane.
 * ``multiple_results`` — impl returns a tuple; ``dout`` in bprop is then a tuple too.
 * ``effect`` — writes state (assign): never removed or reordered by graph passes.
 
@@ -57,7 +61,7 @@ class OpTypeError(OpError, TypeError):
 class Primitive:
     """One row of the primitive table (see the module docstring)."""
 
-    def __init__(self, name, *, infer, impl, bprop, expr=None, jvp=None,
+    def __init__(self, name, *, infer, impl, bprop, expr=None, jvp=None, batch=None,
                  multiple_results=False, effect=False, doc=None):
         if name in REGISTRY:
             raise ValueError(f"primitive {name!r} is defined twice")
@@ -67,6 +71,7 @@ class Primitive:
         self.bprop = bprop
         self.expr = expr
         self.jvp = jvp
+        self.batch = batch if batch is not None or expr is None else batching.elementwise
         self.multiple_results = multiple_results
         self.effect = effect
         self.__doc__ = doc
@@ -152,3 +157,4 @@ def user_frame_summary():
 
 
 from ..grad import tape  # noqa: E402  (tape imports Tensor, which imports ops)
+from . import batching  # noqa: E402  (the shared vmap rules; they call ops)

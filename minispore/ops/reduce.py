@@ -5,6 +5,7 @@ Mean, var, std, logsumexp are composites in ops.functional.
 """
 import numpy as np
 
+from . import batching as B
 from . import functional as F
 from . import infer as I
 from .elementwise import no_grad
@@ -21,6 +22,13 @@ def _spread(dout, x, axis):
     return F.broadcast_to(F.reshape(dout, _keep_shape(x.shape, axis)), x.shape)
 
 
+def _reduce_batch(prim, args, dims, axis_size, axis, keep_dims):
+    """Any reduction under vmap: the batch axis first, the reduced axes shifted past it."""
+    x = B.to_front(args[0], dims[0])
+    axis = tuple(range(1, x.ndim)) if axis is None else B.shift_axes(axis)
+    return prim(x, axis=axis, keep_dims=keep_dims), 0
+
+
 def _sum_impl(xp, x, axis, keep_dims):
     # numpy widens int32 sums to int64; MindSpore keeps the input dtype
     dtype = x.dtype if x.dtype.kind != "b" else np.int64
@@ -33,7 +41,8 @@ def _sum_infer(x, axis, keep_dims):
 
 
 reduce_sum = Primitive("reduce_sum", infer=_sum_infer, impl=_sum_impl,
-                       bprop=lambda x, out, dout, axis, keep_dims: (_spread(dout, x, axis),))
+                       bprop=lambda x, out, dout, axis, keep_dims: (_spread(dout, x, axis),),
+                       batch=_reduce_batch)
 
 
 def _extremum_bprop(x, out, dout, axis, keep_dims):
@@ -45,11 +54,11 @@ def _extremum_bprop(x, out, dout, axis, keep_dims):
 
 reduce_max = Primitive("reduce_max", infer=I.reduce,
                        impl=lambda xp, x, axis, keep_dims: xp.max(x, axis=axis, keepdims=keep_dims),
-                       bprop=_extremum_bprop)
+                       bprop=_extremum_bprop, batch=_reduce_batch)
 
 reduce_min = Primitive("reduce_min", infer=I.reduce,
                        impl=lambda xp, x, axis, keep_dims: xp.min(x, axis=axis, keepdims=keep_dims),
-                       bprop=_extremum_bprop)
+                       bprop=_extremum_bprop, batch=_reduce_batch)
 
 
 def _prod_bprop(x, out, dout, axis, keep_dims):
@@ -67,15 +76,15 @@ def _prod_bprop(x, out, dout, axis, keep_dims):
 
 reduce_prod = Primitive("reduce_prod", infer=I.reduce,
                         impl=lambda xp, x, axis, keep_dims: xp.prod(x, axis=axis, keepdims=keep_dims, dtype=x.dtype),
-                        bprop=_prod_bprop)
+                        bprop=_prod_bprop, batch=_reduce_batch)
 
 reduce_all = Primitive("reduce_all", infer=lambda x, axis, keep_dims: Aval(I.reduced_shape(x.shape, axis, keep_dims), I.BOOL),
                        impl=lambda xp, x, axis, keep_dims: xp.all(x, axis=axis, keepdims=keep_dims),
-                       bprop=no_grad)
+                       bprop=no_grad, batch=_reduce_batch)
 
 reduce_any = Primitive("reduce_any", infer=lambda x, axis, keep_dims: Aval(I.reduced_shape(x.shape, axis, keep_dims), I.BOOL),
                        impl=lambda xp, x, axis, keep_dims: xp.any(x, axis=axis, keepdims=keep_dims),
-                       bprop=no_grad)
+                       bprop=no_grad, batch=_reduce_batch)
 
 
 def _arg_infer(x, axis, keep_dims, dtype):
@@ -92,8 +101,20 @@ def _arg_impl(fn):
     return impl
 
 
-argmax = Primitive("argmax", infer=_arg_infer, impl=_arg_impl(np.argmax), bprop=no_grad)
-argmin = Primitive("argmin", infer=_arg_infer, impl=_arg_impl(np.argmin), bprop=no_grad)
+def _arg_batch(prim, args, dims, axis_size, axis, keep_dims, dtype):
+    x = B.to_front(args[0], dims[0])
+    lane_shape = tuple(x.shape[1:])
+    if axis is None or not lane_shape:  # over the whole (flattened) lane
+        flat = F.reshape(x, (axis_size, int(np.prod(lane_shape, dtype=np.int64))))
+        out = prim(flat, axis=1, keep_dims=False, dtype=dtype)
+        return (F.reshape(out, (axis_size,) + (1,) * len(lane_shape)) if keep_dims else out), 0
+    return prim(x, axis=axis + 1, keep_dims=keep_dims, dtype=dtype), 0
+
+
+argmax = Primitive("argmax", infer=_arg_infer, impl=_arg_impl(np.argmax), bprop=no_grad,
+                   batch=_arg_batch)
+argmin = Primitive("argmin", infer=_arg_infer, impl=_arg_impl(np.argmin), bprop=no_grad,
+                   batch=_arg_batch)
 
 
 def _cumsum_impl(xp, x, axis, reverse):
@@ -104,6 +125,14 @@ def _cumsum_impl(xp, x, axis, reverse):
     return xp.cumsum(x, axis=axis, dtype=x.dtype)
 
 
+def _cumsum_batch(prim, args, dims, axis_size, axis, reverse):
+    x, dim = args[0], dims[0]
+    if B.lane_ndim(x, dim) == 0:  # a scan along a 0-d lane's one axis changes nothing
+        return x, dim
+    return prim(B.to_front(x, dim), axis=axis + 1, reverse=reverse), 0
+
+
 cumsum = Primitive("cumsum", infer=lambda x, axis, reverse: (I.normalize_axis(axis, len(x.shape)), x)[1],
                    impl=_cumsum_impl,
-                   bprop=lambda x, out, dout, axis, reverse: (F.cumsum(dout, axis, reverse=not reverse),))
+                   bprop=lambda x, out, dout, axis, reverse: (F.cumsum(dout, axis, reverse=not reverse),),
+                   batch=_cumsum_batch)

@@ -7,6 +7,7 @@ updated variable into a graph output written back after a successful run (functi
 state: nothing is lost when a run raises).
 """
 from ..runtime.tensor import Tensor
+from . import batching as B
 from . import functional as F
 from . import infer as I
 from .primitive import OpShapeError, Primitive, bind
@@ -27,8 +28,21 @@ def _assign_impl(xp, variable, value):
     return xp.array(xp.broadcast_to(value, variable.shape), dtype=variable.dtype)
 
 
+def _assign_batch(prim, args, dims, axis_size):
+    (variable, value), (variable_dim, value_dim) = args, dims
+    if variable_dim is None:
+        raise B.VmapError("ops.assign inside vmap: the variable is shared by every lane but the "
+                          "value differs from lane to lane; return the values from the "
+                          "vmapped function and assign outside it")
+    variable = B.to_front(variable, variable_dim)
+    if value_dim is not None:
+        value = B.with_lane_rank(B.to_front(value, value_dim), B.ndim(variable) - 1)
+    return prim(variable, value), 0
+
+
 assign_p = Primitive("assign", infer=_assign_infer, impl=_assign_impl, effect=True,
-                     bprop=lambda variable, value, out, dout: (None, F.sum_to(dout, value.shape)))
+                     bprop=lambda variable, value, out, dout: (None, F.sum_to(dout, value.shape)),
+                     batch=_assign_batch)
 
 
 def assign(variable, value):

@@ -68,8 +68,9 @@ def trace(fn, args, kwargs, name, with_backward=False, run_segment=None, strict=
     saved_recording = STATE.recording
     STATE.recording = 0  # the caller's tape must not see symbolic values
     STATE.trace_stack.append(tracer)
+    fn = convert.converted(fn)  # tensor-conditioned ifs become selects
     try:
-        with using(tracer):
+        with using(tracer), side_effects.graph_print():
             if with_backward:
                 with tape.recording():
                     for t in inputs:
@@ -79,8 +80,7 @@ def trace(fn, args, kwargs, name, with_backward=False, run_segment=None, strict=
                 out_leaves, out_structure = flatten(out, _is_tensor)
                 extra_inputs, grads = _trace_backward(tracer, inputs, out_leaves)
             else:
-                with side_effects.graph_print():
-                    out = convert.converted(fn)(*sym_args, **sym_kwargs)
+                out = fn(*sym_args, **sym_kwargs)
                 out_leaves, out_structure = flatten(out, _is_tensor)
                 extra_inputs, grads = [], []
             out_vars = [tracer.var_of(t) for t in out_leaves]
@@ -99,6 +99,8 @@ def trace(fn, args, kwargs, name, with_backward=False, run_segment=None, strict=
     if not with_backward:
         return traced
     tracer.graph.inputs += [t._data for t in extra_inputs]
+    # tensors first captured by the backward itself get no gradient
+    grad_vars += [None] * (len(inputs) + len(captured) - len(grad_vars))
     return traced, grad_vars, [t._data for t in extra_inputs]
 
 
@@ -281,9 +283,11 @@ class JitFunction:
         return _BoundJit(self, obj)
 
     def __call__(self, *args, **kwargs):
-        if STATE.trace_stack or not config.get_context("jit_enable") or STATE.recording > 1:
+        if STATE.trace_stack or not config.get_context("jit_enable") or STATE.recording > 1 \
+                or getattr(STATE.interp, "inlines_jit", False):
             # inside a trace: inline; jit disabled: eager for debugging; higher-order
-            # gradients through a compiled call: eager, so the backward is recorded too
+            # gradients through a compiled call: eager, so the backward is recorded too;
+            # inside vmap: inline, the batching rules must see every op
             return self.fn(*args, **kwargs)
         return self.call_compiled(args, kwargs)
 

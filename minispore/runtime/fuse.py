@@ -27,9 +27,14 @@ def _float_dtype(node):
     return kinds[0] if kinds else None
 
 
+_KERNEL_FLOATS = ("float32", "float64")  # the dtypes codegen.fastmath has math for
+
+
 def _fusible(node):
+    dtype = _float_dtype(node)
     return (node.prim.expr is not None and not node.prim.effect and not node.prim.multiple_results
-            and _float_dtype(node) != "mixed" and len(node.outputs[0].shape) > 0)
+            and (dtype is None or (dtype != "mixed" and dtype.name in _KERNEL_FLOATS))
+            and len(node.outputs[0].shape) > 0)
 
 
 def partition(graph):

@@ -1,0 +1,193 @@
+"""What every workload script shares: one intra-op thread, timing, checks, the JSON line.
+
+Import this module before numpy (or any framework): it pins every thread pool to one thread
+unless the caller's environment already says otherwise (run.py sets the same values).
+
+A workload script registers adapters and hands over to `main`:
+
+    ADAPTERS = Adapters()
+
+    @ADAPTERS.add("numpy")
+    def numpy_ref(ctx):
+        ms_per_call = ctx.time(lambda: f(x)) * 1e3
+        ctx.close("value", got, want, atol=1e-4)
+        return {"ew_fwd": {"ms": ms_per_call}}
+
+    if __name__ == "__main__":
+        main("ew_fwd", ADAPTERS)
+
+The child prints exactly one line starting with RESULT_MARKER; run.py parses it.
+"""
+import os
+
+SINGLE_THREAD_ENV = {
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "NUMBA_NUM_THREADS": "1",
+    "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1",
+}
+for _name, _value in SINGLE_THREAD_ENV.items():
+    os.environ.setdefault(_name, _value)
+
+import argparse  # noqa: E402
+import importlib.util  # noqa: E402
+import json  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+import traceback  # noqa: E402
+from typing import Callable, NamedTuple, Optional  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+RESULT_MARKER = "BENCH_RESULT "
+
+
+# ***** adapters *****
+
+class Adapter(NamedTuple):
+    fn: Callable
+    needs: Optional[str]      # module that must be importable, else the adapter is skipped
+    slow: bool                # minutes of compilation: left out of --quick runs
+    max_repeats: Optional[int]  # cap on processes per run (cold compiles are slow and stable)
+
+
+class Adapters(dict):
+    """name -> Adapter, in registration order."""
+
+    def add(self, name, needs=None, slow=False, max_repeats=None):
+        def register(fn):
+            self[name] = Adapter(fn, needs, slow, max_repeats)
+            return fn
+        return register
+
+    def available(self, name):
+        needs = self[name].needs
+        return needs is None or importlib.util.find_spec(needs) is not None
+
+
+# ***** timing *****
+
+class Context:
+    """Handed to an adapter: its time budget, the timer, and the checks it reports."""
+
+    def __init__(self, quick):
+        self.quick = quick
+        self.budget_s = 0.25 if quick else 0.8   # sampling time per measured quantity
+        self.checks = {}
+        self.info = {}
+
+    def time(self, fn, budget_s=None, warmup=2, min_samples=5, max_samples=300):
+        """Median seconds per call of fn() (after warm-up). Calls shorter than ~1 ms are
+        batched so that perf_counter's resolution and loop overhead do not matter."""
+        for _ in range(warmup):
+            fn()
+        start = time.perf_counter()
+        fn()
+        one = time.perf_counter() - start
+        inner = max(1, int(1e-3 / max(one, 1e-9)))
+        budget = self.budget_s if budget_s is None else budget_s
+        samples = []
+        start = time.perf_counter()
+        while len(samples) < max_samples and (len(samples) < min_samples
+                                              or time.perf_counter() - start < budget):
+            t0 = time.perf_counter()
+            for _ in range(inner):
+                fn()
+            samples.append((time.perf_counter() - t0) / inner)
+        return statistics.median(samples)
+
+    # ***** checks: each prints OK/FAIL and is reported; none stops the run *****
+
+    def _report(self, name, ok, detail):
+        self.checks[name] = bool(ok)
+        print(f"check {name}: {'OK' if ok else 'FAIL'} ({detail})", file=sys.stderr)
+        return ok
+
+    def close(self, name, got, want, rtol=0.0, atol=0.0):
+        """Elementwise |got - want| <= atol + rtol * |want| (arrays or scalars)."""
+        got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+        if got.shape != want.shape:
+            return self._report(name, False, f"shape {got.shape} != {want.shape}")
+        err = np.abs(got - want)
+        ok = bool(np.all(err <= atol + rtol * np.abs(want)))
+        detail = (f"got {got.item():.6g}, want {want.item():.6g}" if got.size == 1
+                  else f"max abs err {err.max():.3g}, max |want| {np.abs(want).max():.3g}")
+        return self._report(name, ok, detail)
+
+    def true(self, name, condition, detail=""):
+        return self._report(name, condition, detail)
+
+
+def median_of_calls(fn, n):
+    """Median wall time of n single calls (for slow calls: compile, first call)."""
+    samples = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - t0)
+    return statistics.median(samples)
+
+
+# ***** frameworks *****
+
+def import_torch():
+    """torch with one intra-op and one inter-op thread."""
+    import torch
+    torch.set_num_threads(1)
+    try:
+        torch.set_num_interop_threads(1)
+    except RuntimeError:  # only allowed before the first parallel work; already one then
+        pass
+    return torch
+
+
+def import_jax():
+    """jax on the CPU, single-threaded through XLA_FLAGS (set at import of this module)."""
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    import jax
+    return jax
+
+
+def wait_for_kernels(timeout_s):
+    """Block until minispore's background kernel compiler is idle, at most timeout_s.
+
+    Returns (ready, seconds waited). A kernel that takes longer keeps compiling on its
+    daemon thread; the caller reports that its timings ran on the numpy fallback.
+    """
+    from minispore.runtime.codegen.numba_cpu import COMPILER
+    waiter = threading.Thread(target=COMPILER.wait, daemon=True)
+    start = time.perf_counter()
+    waiter.start()
+    waiter.join(timeout_s)
+    return not waiter.is_alive(), time.perf_counter() - start
+
+
+# ***** the child's command line *****
+
+def main(script, adapters, argv=None):
+    """Run one adapter of a workload script and print its RESULT_MARKER line."""
+    parser = argparse.ArgumentParser(description=f"benchmark {script}: one adapter per process")
+    parser.add_argument("--adapter", required=True, choices=list(adapters))
+    parser.add_argument("--quick", action="store_true", help="shorter sampling")
+    args = parser.parse_args(argv)
+    record = {"script": script, "adapter": args.adapter, "results": {}, "checks": {}, "info": {}}
+    if not adapters.available(args.adapter):
+        record["skipped"] = f"needs {adapters[args.adapter].needs}, which is not installed"
+    else:
+        ctx = Context(args.quick)
+        try:
+            record["results"] = adapters[args.adapter].fn(ctx)
+        except Exception as e:
+            traceback.print_exc()
+            record["error"] = f"{type(e).__name__}: {e}".splitlines()[0][:300]
+        record["checks"] = ctx.checks
+        record["info"] = ctx.info
+    sys.stdout.flush()
+    print(RESULT_MARKER + json.dumps(record), flush=True)
+    sys.stderr.flush()
+    # a fused kernel still compiling on a daemon thread (see wait_for_kernels) must not keep
+    # the process alive, and nothing is left to clean up
+    os._exit(0)
