@@ -107,8 +107,10 @@ def absorb_broadcasts(graph):
         if node.prim.name == "reshape" and not _only_adds_leading_ones(src.shape, out.shape):
             continue
         users = consumers.get(out.id, [])
+        # each user must still produce the full shape: another of its inputs has it
         if out.id in outputs or not users or not all(
-                u.prim.expr is not None and u.outputs[0].shape == out.shape for u in users):
+                u.prim.expr is not None and u.outputs[0].shape == out.shape
+                and any(v is not out and v.shape == out.shape for v in u.inputs) for u in users):
             continue
         for u in users:
             u.inputs = [src if v is out else v for v in u.inputs]
