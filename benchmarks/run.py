@@ -193,9 +193,11 @@ def report(table, adapters, args, elapsed_s, loads):
              f"process(es) per adapter, median; one intra-op thread; {_cpu()}; Python "
              f"{platform.python_version()}; {_versions()}. Load average before/after: "
              f"{loads[0]:.1f} / {loads[1]:.1f}; wall time {elapsed_s / 60:.1f} min.",
-             "Times are per call (lower is better); `× numpy` is this run's time over numpy's; "
-             "the peer column is BENCHMARKS.md's figure for the same framework (and its ratio "
-             "to numpy there).", ""]
+             "Times are per call (lower is better); `× numpy` is this run's time over numpy's "
+             "and `Graph × PyNative` minispore Graph's over minispore PyNative's. The peer "
+             "column is BENCHMARKS.md's figure for the same adapter (MindSpore 2.10 for the "
+             "minispore rows) and its ratio to numpy there: compare ratios, not absolute "
+             "times. `runs` counts processes; checks list any that failed.", ""]
     for workload in TABLE_ORDER:
         if any(w == workload for w, _ in table):
             lines += [workload_table(workload, table, adapters), ""]

@@ -4,6 +4,7 @@
     ms.set_context(mode=ms.PYNATIVE_MODE)   # eager: each op runs now, debuggable anywhere
     ms.set_context(mode=ms.GRAPH_MODE)      # compiled: construct is traced, fused and compiled
 """
+from .runtime.memory import tune_allocator as _tune_allocator
 from .runtime import eager as _eager  # noqa: F401  (installs the eager interpreter)
 from .runtime.tensor import Tensor  # noqa: F401
 from .runtime.dtype import (Type, bool_, float16, float32, float64, int8, int16, int32,  # noqa: F401
@@ -24,3 +25,4 @@ from .train import (Callback, CheckpointConfig, LossMonitor, Model, ModelCheckpo
                     save_checkpoint)
 
 __version__ = "0.1.0"
+_tune_allocator()
