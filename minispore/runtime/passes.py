@@ -13,6 +13,7 @@ def optimize(graph):
     graph = fold_constants(graph)
     graph = simplify(graph)
     graph = absorb_broadcasts(graph)
+    graph = transpose_matmul_outputs(graph)
     graph = simplify(graph)
     graph = cse(graph)
     return dce(graph)
@@ -78,12 +79,22 @@ def _passthrough(node):
     return None
 
 
+def _assigned_value(node):
+    """An assign whose value already has the variable's shape and dtype is that value: the
+    write itself happens when the graph's state outputs are written back."""
+    if node.prim.name == "assign":
+        value, out = node.inputs[1], node.outputs[0]
+        if value.shape == out.shape and value.dtype == out.dtype:
+            return value
+    return None
+
+
 def simplify(graph):
     """Algebraic identities: x*1, x+0, x/1, casts/reshapes/transposes that change nothing."""
     alias, nodes = {}, []
     for node in graph.nodes:
         node.inputs = [alias.get(v.id, v) for v in node.inputs]
-        source = None if node.prim.effect else _passthrough(node)
+        source = _assigned_value(node) if node.prim.effect else _passthrough(node)
         if source is not None:
             alias[node.outputs[0].id] = source
         else:
@@ -115,6 +126,44 @@ def absorb_broadcasts(graph):
         for u in users:
             u.inputs = [src if v is out else v for v in u.inputs]
     return dce(graph)
+
+
+def transpose_matmul_outputs(graph):
+    """transpose(matmul(a, b)) -> matmul(b^T, a^T): the input transposes are free views, and
+    the result comes out contiguous, so the kernels reading it need no copy. (The gradient of
+    a (out, in) weight, as nn.Dense keeps it, has exactly this form.)"""
+    from ..ops.primitive import REGISTRY
+    producer = {o.id: n for n in graph.nodes for o in n.outputs}
+    uses = {}
+    for node in graph.nodes:
+        for v in node.inputs:
+            uses[v.id] = uses.get(v.id, 0) + 1
+    outputs = {v.id for v in graph.outputs}
+    for node in graph.nodes:
+        if node.prim.name != "transpose":
+            continue
+        src = node.inputs[0]
+        mm = producer.get(src.id)
+        rank = len(src.shape)
+        swap = tuple(range(rank - 2)) + (rank - 1, rank - 2)
+        if (mm is None or mm.prim.name != "matmul" or node.attrs["perm"] != swap
+                or uses.get(src.id) != 1 or src.id in outputs):
+            continue
+        a, b = mm.inputs
+        if len(a.shape) != rank or len(b.shape) != rank:
+            continue
+        from .ir import Node, Var
+        at, bt = (Var(_swapped(v.shape), v.dtype) for v in (a, b))
+        mm.prim, mm.attrs = REGISTRY["transpose"], {"perm": swap}
+        mm.inputs, mm.outputs = [a], [at]
+        node.prim, node.attrs = REGISTRY["matmul"], {}
+        node.inputs = [bt, at]
+        graph.nodes.insert(graph.nodes.index(node), Node(REGISTRY["transpose"], [b], {"perm": swap}, [bt], node.loc))
+    return graph
+
+
+def _swapped(shape):
+    return tuple(shape[:-2]) + (shape[-1], shape[-2])
 
 
 def _only_adds_leading_ones(src, dst):
