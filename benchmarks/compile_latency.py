@@ -66,7 +66,8 @@ def _minispore_fresh(ctx, workload):
             "steady_ms": ctx.time(call) * 1e3}
 
 
-def _numba_fresh(ctx, workload, cache):
+def _numba_fresh(ctx, cache):
+    """The serial libm kernel of ew_fwd (numba has no MLP adapter)."""
     _, import_s = _timed(lambda: __import__("numba"))
     from .ew_fwd import make_input, reference
     from .ew_kernels import compile_kernels
@@ -84,13 +85,10 @@ def _jax_fresh(ctx, workload):
     if workload == "ew":
         import jax
 
-        from .ew_fwd import chain, make_input, reference
-        from types import SimpleNamespace
-        jnp = jax.numpy
-        ops = SimpleNamespace(tanh=jnp.tanh, sigmoid=jax.nn.sigmoid, exp=jnp.exp,
-                              log1p=jnp.log1p, abs=jnp.abs)
+        from .ew_fwd import chain, jax_ops, make_input, reference
+        ops = jax_ops(jax)
         forward = jax.jit(lambda x: chain(ops, x))
-        x = jnp.asarray(make_input())
+        x = jax.numpy.asarray(make_input())
         call = lambda: forward(x).block_until_ready()  # noqa: E731
         out, first_s = _timed(call)
         ctx.close("output", np.asarray(out), reference()[0], atol=2e-5)
@@ -122,8 +120,8 @@ def _torch_compile_fresh(ctx, workload):
 
 FRESH = {
     "minispore_graph": _minispore_fresh,
-    "numba_nocache": lambda ctx, w: _numba_fresh(ctx, w, cache=False),
-    "numba_cache": lambda ctx, w: _numba_fresh(ctx, w, cache=True),
+    "numba_nocache": lambda ctx, workload: _numba_fresh(ctx, cache=False),
+    "numba_cache": lambda ctx, workload: _numba_fresh(ctx, cache=True),
     "jax_jit": _jax_fresh,
     "torch_compile": _torch_compile_fresh,
 }

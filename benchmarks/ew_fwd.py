@@ -177,12 +177,16 @@ def torch_compile(ctx):
     return _torch_run(ctx, lambda torch, fn: torch.compile(fn))
 
 
+def jax_ops(jax):
+    jnp = jax.numpy
+    return SimpleNamespace(tanh=jnp.tanh, sigmoid=jax.nn.sigmoid, exp=jnp.exp, log1p=jnp.log1p,
+                           abs=jnp.abs)
+
+
 @ADAPTERS.add("jax_jit", needs="jax")
 def jax_jit(ctx):
     jax = harness.import_jax()
-    jnp = jax.numpy
-    ops = SimpleNamespace(tanh=jnp.tanh, sigmoid=jax.nn.sigmoid, exp=jnp.exp, log1p=jnp.log1p,
-                          abs=jnp.abs)
+    ops = jax_ops(jax)
     forward = jax.jit(lambda x: chain(ops, x))
     gradient = jax.jit(jax.grad(lambda x: chain(ops, x).sum()))
     x = jax.numpy.asarray(make_input())

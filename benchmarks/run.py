@@ -8,7 +8,8 @@ a new process with one intra-op thread everywhere; repeats go round-robin over t
 so that a change in machine load hits every adapter alike. A figure is the median over the
 processes. Ratios are against numpy (and Graph against PyNative) measured in the same run;
 the peer column quotes shared/BENCHMARKS.md. Adapters needing torch or jax are skipped when
-those are not installed; torch.compile adapters (minutes of compilation) are left out of
+those are not installed; every adapter runs with the same allocator settings (--malloc);
+torch.compile adapters (minutes of compilation) are left out of
 --quick runs unless named with --adapters, and its cold compile runs once per run. An adapter
 that errors, times out, or whose fused kernels did not compile in time is not repeated.
 """
@@ -38,11 +39,20 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # ***** running children *****
 
-def child_env(scratch):
-    """One thread everywhere; kernel caches in this run's scratch directory (repeats reuse
-    compiled kernels: compile cost is workload 5's business, not the steady-state figures')."""
+# minispore tunes glibc's allocator at import (runtime/memory.py: freed memory is reused
+# instead of page-faulting fresh mmaps). Every adapter gets the same allocator, so that a
+# ratio measures the framework and not malloc: by default all use minispore's setting.
+TUNED_MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": str(1 << 30), "MALLOC_TRIM_THRESHOLD_": str(1 << 30)}
+DEFAULT_MALLOC_ENV = {"MINISPORE_MALLOC_TUNING": "0"}
+
+
+def child_env(scratch, malloc):
+    """One thread everywhere; the same allocator settings for every adapter; kernel caches
+    in this run's scratch directory (repeats reuse compiled kernels: compile cost is
+    workload 5's business, not the steady-state figures')."""
     env = dict(os.environ)
     env.update(SINGLE_THREAD_ENV)
+    env.update(TUNED_MALLOC_ENV if malloc == "tuned" else DEFAULT_MALLOC_ENV)
     env.update(MINISPORE_CACHE_DIR=os.path.join(scratch, "minispore"),
                NUMBA_CACHE_DIR=os.path.join(scratch, "numba"),
                TORCHINDUCTOR_CACHE_DIR=os.path.join(scratch, "inductor"),
@@ -190,7 +200,8 @@ def _cpu():
 def report(table, adapters, args, elapsed_s, loads):
     lines = ["## Benchmark results", "",
              f"`python -m benchmarks.run{' --quick' if args.quick else ''}` — {args.repeat} "
-             f"process(es) per adapter, median; one intra-op thread; {_cpu()}; Python "
+             f"process(es) per adapter, median; one intra-op thread; {args.malloc} glibc "
+             f"allocator for every adapter; {_cpu()}; Python "
              f"{platform.python_version()}; {_versions()}. Load average before/after: "
              f"{loads[0]:.1f} / {loads[1]:.1f}; wall time {elapsed_s / 60:.1f} min.",
              "Times are per call (lower is better); `× numpy` is this run's time over numpy's "
@@ -229,6 +240,9 @@ def main(argv=None):
     parser.add_argument("--repeat", type=int, help="processes per adapter (default 3; quick 1)")
     parser.add_argument("--output", help="also write the markdown report to this file")
     parser.add_argument("--json", help="write every child's raw record to this file")
+    parser.add_argument("--malloc", choices=("tuned", "default"), default="tuned",
+                        help="allocator for every adapter: minispore's tuning (mmap and trim "
+                             "thresholds 1 GiB) or glibc's defaults (default: tuned)")
     args = parser.parse_args(argv)
     args.repeat = args.repeat or (1 if args.quick else 3)
     wanted = set(args.adapters.split(",")) if args.adapters else None
@@ -244,7 +258,7 @@ def main(argv=None):
     loads = [os.getloadavg()[0]]
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="minispore_bench_") as scratch:
-        env = child_env(scratch)
+        env = child_env(scratch, args.malloc)
         total = len(plan) * args.repeat
         done = 0
         for r in range(args.repeat):

@@ -49,7 +49,6 @@ class Batched:
     dtype are one lane's."""
 
     __slots__ = ("value", "dim", "level")
-    is_symbolic = False
 
     def __init__(self, value, dim, level):
         self.value, self.dim, self.level = value, dim, level
@@ -149,7 +148,8 @@ def vmap(fn, in_axes=0, out_axes=0, *, randomness="different"):
             mask) or "same" (one draw shared by every lane, MindSpore's behaviour).
 
     Keyword arguments of the returned function are passed to fn unbatched. Composes with
-    grad/jvp/vjp (in either order), with itself, and with ms.jit (one compiled graph).
+    grad/jvp/vjp (in either order) and with itself; ``ms.jit(ms.vmap(fn))`` compiles the
+    batched function into one graph (a jitted function called inside vmap runs inline).
 
     >>> import minispore as ms
     >>> ms.vmap(ms.ops.sum, in_axes=1)(ms.ops.ones((2, 3)))
@@ -200,7 +200,7 @@ def _check_spec(spec, name):
             _check_spec(s, name)
         return
     raise _error(f"{name} must be an int, None, or a tuple/list/dict of them, got "
-                    f"{spec!r}")
+                 f"{spec!r}")
 
 
 def _is_leaf(x):
@@ -218,28 +218,28 @@ def _walk(spec, tree, where, name):
         if isinstance(spec, (tuple, list)):
             if len(spec) != len(tree):
                 raise _error(f"{name} has {len(spec)} entries for {where}, which has "
-                                f"{len(tree)}")
+                             f"{len(tree)}")
             for i, (s, t) in enumerate(zip(spec, tree)):
                 yield from _walk(s, t, f"{where}[{i}]", name)
         elif isinstance(spec, dict):
             raise _error(f"{name} gives a dict for {where}, which is a "
-                            f"{type(tree).__name__}")
+                         f"{type(tree).__name__}")
         else:
             for i, t in enumerate(tree):
                 yield from _walk(spec, t, f"{where}[{i}]", name)
     elif isinstance(tree, dict):
         if isinstance(spec, dict) and set(spec) != set(tree):
             raise _error(f"{name} has keys {sorted(spec)} for {where}, which has keys "
-                            f"{sorted(tree)}")
+                         f"{sorted(tree)}")
         if isinstance(spec, (tuple, list)):
             raise _error(f"{name} gives a {type(spec).__name__} for {where}, which is "
-                            f"a dict")
+                         f"a dict")
         for k, t in tree.items():
             yield from _walk(spec[k] if isinstance(spec, dict) else spec, t, f"{where}[{k!r}]",
                              name)
     elif isinstance(tree, (bool, int, float, complex)) and spec is not None and name == "in_axes":
         raise _error(f"in_axes maps {where} along axis {spec}, but it is a Python "
-                        f"{type(tree).__name__}, not a Tensor; give it in_axes None")
+                     f"{type(tree).__name__}, not a Tensor; give it in_axes None")
 
 
 def _rebuild(tree, leaves):
@@ -282,6 +282,9 @@ def _input_leaves(fn, in_axes, args):
         where = f"argument {i}" + (f" ({names[i]!r})" if i < len(names) else "")
         for desc, leaf, axis in _walk(spec, arg, where, "in_axes"):
             rank = len(leaf.shape)
+            if axis is not None and rank == 0:
+                raise _error(f"in_axes maps {desc} along axis {axis}, but it is 0-d: it has no "
+                             f"axis to map; give it in_axes None")
             if axis is not None and not -rank <= axis < rank:
                 raise _error(f"in_axes maps {desc} along axis {axis}, out of range for its "
                              f"shape {tuple(leaf.shape)} (valid: {-rank}..{rank - 1})")

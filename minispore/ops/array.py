@@ -175,8 +175,8 @@ def _index_update_batch(prim, args, dims, axis_size, index):
     base = B.batched_front(base, base_dim, axis_size)
     lane_tensors = [Aval(tuple(t.shape) if d is None else tuple(t.shape[:d] + t.shape[d + 1:]),
                          np.dtype(np.int64)) for t, d in zip(tensors, tensor_dims)]
-    selection_rank = len(_getitem_infer(Aval(tuple(base.shape[1:]), base._data.dtype), *lane_tensors,
-                                        index=index).shape)
+    lane_base = Aval(tuple(base.shape[1:]), base._data.dtype)
+    selection_rank = len(_getitem_infer(lane_base, *lane_tensors, index=index).shape)
     base, tensors, index, base_dim, out_dim = _batched_index(base, 0, tensors, tensor_dims,
                                                              index, axis_size)
     if values_dim is None:  # right-aligned to the selection, a size-1 batch axis at out_dim

@@ -288,7 +288,8 @@ def _conv2d_bprop(x, w, out, dout, **attrs):
 
 
 conv2d_p = Primitive("conv2d", infer=_conv2d_infer, impl=_conv2d_impl, bprop=_conv2d_bprop,
-                     batch=_conv_batch, doc="2-D cross-correlation of NCHW input with (O, C/groups, kh, kw) weight")
+                     batch=_conv_batch,
+                     doc="2-D cross-correlation of NCHW input with (O, C/groups, kh, kw) weight")
 
 
 def _input_grad_infer(dout, w, input_size, stride, padding, dilation, groups):
@@ -320,7 +321,8 @@ def _input_grad_bprop(dout, w, out, dx_bar, input_size, **attrs):
 
 conv2d_input_grad = Primitive(
     "conv2d_input_grad", infer=_input_grad_infer, impl=_input_grad_impl, bprop=_input_grad_bprop,
-    batch=_conv_batch, doc="gradient of conv2d with respect to its input (a transposed convolution of dout)")
+    batch=_conv_batch,
+    doc="gradient of conv2d with respect to its input (a transposed convolution of dout)")
 
 
 def _filter_grad_infer(x, dout, kernel_size, stride, padding, dilation, groups):
@@ -432,7 +434,8 @@ def _window_argmax(xp, x, kernel_size, stride, padding, dilation):
 max_pool2d_p = Primitive(
     "max_pool2d", infer=_pool_infer, impl=_max_pool_impl,
     bprop=lambda x, out, dout, **attrs: (max_pool2d_grad(x, dout, **attrs),),
-    batch=_pool_batch, doc="maximum over each (dilated) window of an NCHW tensor; padding never wins")
+    batch=_pool_batch,
+    doc="maximum over each (dilated) window of an NCHW tensor; padding never wins")
 
 
 def _max_pool_grad_infer(x, dout, **attrs):

@@ -63,7 +63,7 @@ def trace(fn, args, kwargs, name, with_backward=False, run_segment=None, strict=
     leaves, in_structure = flatten((args, kwargs), _is_tensor)
     tracer = TracingInterpreter(name, watch_captured=with_backward)
     tracer.run_segment, tracer.strict = run_segment, strict
-    inputs = [tracer.new_input(t.shape, t._data.dtype, t._data) for t in leaves]
+    inputs = [tracer.new_input(t.shape, t._data.dtype, source=t) for t in leaves]
     sym_args, sym_kwargs = unflatten(in_structure, inputs)
     saved_recording = STATE.recording
     STATE.recording = 0  # the caller's tape must not see symbolic values
@@ -94,7 +94,7 @@ def trace(fn, args, kwargs, name, with_backward=False, run_segment=None, strict=
         STATE.trace_stack.pop()
         STATE.recording = saved_recording
     tape.detach(out_leaves)
-    captured, updated = tracer.finish(inputs, out_vars)
+    captured, updated = tracer.finish(out_vars)
     traced = Traced(tracer.graph, captured, updated, out_structure, len(out_vars))
     if not with_backward:
         return traced
@@ -106,7 +106,7 @@ def trace(fn, args, kwargs, name, with_backward=False, run_segment=None, strict=
 
 def _finish_segmented(tracer, out_vars, out_structure):
     """Run the last segment; write back state (only now: the whole call succeeded)."""
-    updated = [(t, t._data) for t, _, original in tracer.captured.values() if t._data is not original]
+    updated = tracer.state_updates()
     state_vars = [d if isinstance(d, Var) else tracer.const(d) for _, d in updated]
     seg = tracer.cut_segment(f"{tracer.graph.name}_segment{len(tracer.breaks)}", out_vars + state_vars)
     values = tracer.run_segment(seg, [tracer.known[v.id] for v in seg.inputs])

@@ -38,14 +38,17 @@ class TracingInterpreter(Interpreter):
         self.run_segment = None  # callable(Graph, input arrays) -> output arrays; None: no breaks
         self.strict = False      # fullgraph=True: a break is an error
         self._handed_out = weakref.WeakSet()
+        self.explicit = []       # (symbolic tensor, its input Var, the caller's tensor)
 
     # ----- inputs -----
-    def new_input(self, shape, dtype, value=None):
-        """A symbolic tensor for an explicit graph input (the caller orders graph.inputs);
-        `value`, when given, is its concrete value for graph breaks."""
+    def new_input(self, shape, dtype, source=None):
+        """A symbolic tensor for a graph input. With `source` (the caller's tensor) it is an
+        explicit input: listed first in graph.inputs, its value known for graph breaks, and
+        written back to `source` if the function assigns to it."""
         t = Tensor._wrap(Var(shape, dtype))
-        if value is not None:
-            self.known[t._data.id] = value
+        if source is not None:
+            self.known[t._data.id] = source._data
+            self.explicit.append((t, t._data, source))
         return t
 
     def var_of(self, x):
@@ -138,25 +141,27 @@ class TracingInterpreter(Interpreter):
         self.known.update((v.id, a) for v, a in zip(seg.outputs, values))
 
     # ----- the end of a trace -----
-    def finish(self, inputs, outputs):
+    def state_updates(self):
+        """[(tensor to write back, its final data)] for every input or captured tensor the
+        trace assigned to, in a fixed order (captured first)."""
+        updates = [(t, t._data) for t, _, original in self.captured.values() if t._data is not original]
+        updates += [(source, t._data) for t, var, source in self.explicit if t._data is not var]
+        return updates
+
+    def finish(self, outputs):
         """Close the graph. Inputs: the explicit ones, then every captured tensor. Outputs: the
-        given ones, then the final value of each captured tensor that was assigned (state
-        updates, written back after a successful run).
+        given ones, then the final value of each assigned tensor (state updates, written back
+        after a successful run).
 
         Returns (captured, updated) tensors, in graph-input and graph-output order.
         Captured tensors get their concrete data back.
         """
         captured = list(self.captured.values())
-        self.graph.inputs = [t._data for t in inputs] + [var for _, var, _ in captured]
-        self.graph.outputs = list(outputs)
-        updated = []
-        for tensor, var, original in captured:
-            data = tensor._data
-            if data is not original:
-                self.graph.outputs.append(data if isinstance(data, Var) else self.const(data))
-                updated.append(tensor)
+        self.graph.inputs = [var for _, var, _ in self.explicit] + [var for _, var, _ in captured]
+        updates = self.state_updates()
+        self.graph.outputs = list(outputs) + [d if isinstance(d, Var) else self.const(d) for _, d in updates]
         self.restore()
-        return [t for t, _, _ in captured], updated
+        return [t for t, _, _ in captured], [target for target, _ in updates]
 
     def restore(self):
         """Give every captured tensor its concrete data (and autodiff state) back; also runs

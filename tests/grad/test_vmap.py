@@ -216,13 +216,11 @@ def test_vmap_of_a_cell_shares_its_parameters(mode):
 
 def test_jit_of_vmap_is_one_graph_whatever_the_batch_size():
     f = ms.jit(ms.vmap(lambda x, w: ops.sum(ops.tanh(ops.matmul(x, w))), in_axes=(0, None)))
-    sizes = []
     for batch in (2, 7):
         x = np.random.default_rng(batch).standard_normal((batch, 3, 4))
         assert_close(f(Tensor(x), Tensor(W)), np.tanh(x @ W).sum(axis=(1, 2)))
-        (executable,) = [e for k, e in f.cache.items() if k[1][0][0][0] == batch]
-        sizes.append(len(executable.traced.graph.nodes))
-    assert sizes[0] == sizes[1]  # no per-lane unrolling
+    graphs = [executable.traced.graph for executable in f.cache.values()]
+    assert len(graphs) == 2 and len(graphs[0].nodes) == len(graphs[1].nodes)  # not unrolled
 
 
 def test_jitted_function_inside_vmap(mode):
@@ -268,7 +266,8 @@ def test_python_cannot_read_a_batched_value():
 
 
 def test_shape_errors_show_one_lanes_shapes():
-    with pytest.raises(ms.ops.OpShapeError, match=r"ops.add: shapes \(4,\) and \(3,\)(.|\n)*inputs: \(Float64\[4\], Float64\[3\]\)"):
+    lane_shapes = r"ops.add: shapes \(4,\) and \(3,\)(.|\n)*inputs: \(Float64\[4\], Float64\[3\]\)"
+    with pytest.raises(ms.ops.OpShapeError, match=lane_shapes):
         ms.vmap(lambda x: x + ops.ones((3,)))(Tensor(X))
 
 
