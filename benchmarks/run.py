@@ -1,17 +1,17 @@
 """Run every workload and adapter in fresh single-threaded processes; print markdown tables.
 
     python -m benchmarks.run [--quick] [--only NAME[,NAME]] [--adapters A[,A]] [--repeat R]
-                             [--output results.md] [--json raw.json]
+                             [--malloc tuned|default] [--output results.md] [--json raw.json]
 
 Each (workload script, adapter) runs R times (default 3; --quick: 1 and shorter sampling) in
 a new process with one intra-op thread everywhere; repeats go round-robin over the adapters,
 so that a change in machine load hits every adapter alike. A figure is the median over the
 processes. Ratios are against numpy (and Graph against PyNative) measured in the same run;
 the peer column quotes shared/BENCHMARKS.md. Adapters needing torch or jax are skipped when
-those are not installed; every adapter runs with the same allocator settings (--malloc);
-torch.compile adapters (minutes of compilation) are left out of
---quick runs unless named with --adapters, and its cold compile runs once per run. An adapter
-that errors, times out, or whose fused kernels did not compile in time is not repeated.
+those are not installed; every adapter runs with the same allocator settings (--malloc).
+torch.compile adapters (minutes of compilation) are left out of --quick runs unless named
+with --adapters, and its cold compile runs once per run. An adapter that errors, times out,
+or whose fused kernels did not compile in time is not repeated.
 """
 import argparse
 import importlib

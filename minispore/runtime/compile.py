@@ -292,7 +292,10 @@ class JitFunction:
         return self.call_compiled(args, kwargs)
 
     def call_compiled(self, args, kwargs):
-        leaves, structure = flatten((args, kwargs), _is_tensor)
+        if not kwargs and all(type(a) is Tensor for a in args):
+            leaves, structure = args, len(args)  # the common case, without a tree walk
+        else:
+            leaves, structure = flatten((args, kwargs), _is_tensor)
         with_backward = STATE.recording == 1
         key = (structure, tuple((x.shape, x._data.dtype) for x in leaves),
                guards.snapshot(self.fn, args), config.context_key(), with_backward)

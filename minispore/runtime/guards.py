@@ -37,12 +37,19 @@ def _function_key(fn):
     code = getattr(fn, "__code__", None)
     if code is None:
         return ()
-    g = getattr(fn, "__globals__", {})
-    values = tuple((n, _value_key(g[n])) for n in code.co_names
-                   if n in g and isinstance(g[n], _SIMPLE))
-    closure = tuple(_value_key(c.cell_contents) for c in (fn.__closure__ or ())
+    g = fn.__globals__
+    names = _global_names.get(code)
+    if names is None:  # the names this code reads, once per code object
+        names = _global_names[code] = tuple(n for n in code.co_names if n in g)
+    values = tuple((n, _value_key(g[n])) for n in names if isinstance(g.get(n), _SIMPLE))
+    if not fn.__closure__:
+        return values
+    closure = tuple(_value_key(c.cell_contents) for c in fn.__closure__
                     if _cell_has_value(c) and isinstance(c.cell_contents, _SIMPLE))
     return values + closure
+
+
+_global_names = {}
 
 
 def _cell_has_value(c):
@@ -55,9 +62,14 @@ def _cell_has_value(c):
 
 def snapshot(fn, args):
     """The guard part of a cache key for calling fn(*args)."""
+    if args and _is_cell(args[0]):  # a Cell method: the Cell is its first argument
+        return (_cell_key(args[0]), _function_key(fn))
+    return (_function_key(fn),)
+
+
+def _is_cell(x):
     from ..nn.cell import Cell
-    cells = tuple(_cell_key(a) for a in args if isinstance(a, Cell))
-    return cells + (_function_key(fn),)
+    return isinstance(x, Cell)
 
 
 _PARTS = ("argument structure or static arguments", "input shapes/dtypes",
