@@ -9,11 +9,13 @@ against the hand-written numpy backward.
 
     python -m benchmarks.conv_small --adapter minispore_pynative
 """
-from . import harness  # first: pins thread pools before numpy loads
-from .harness import Adapters, main
+import itertools
 
-import numpy as np  # noqa: E402
-from numpy.lib.stride_tricks import sliding_window_view  # noqa: E402
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from . import harness
+from .harness import Adapters, main
 
 BATCH = 32
 CONV_SHAPES = ((6, 1, 5, 5), (16, 6, 5, 5))
@@ -32,7 +34,7 @@ def make_problem():
         fan_in = shape[1] * shape[2] * shape[3]
         params += [(rng.standard_normal(shape) * np.sqrt(2.0 / fan_in)).astype(np.float32),
                    np.zeros(shape[0], np.float32)]
-    for fan_in, fan_out in zip(DENSE_SIZES[:-1], DENSE_SIZES[1:]):
+    for fan_in, fan_out in itertools.pairwise(DENSE_SIZES):
         params += [(rng.standard_normal((fan_in, fan_out)) * np.sqrt(2.0 / fan_in))
                    .astype(np.float32), np.zeros(fan_out, np.float32)]
     data = np.random.default_rng(1)
@@ -50,7 +52,8 @@ def check(ctx, loss, grads):
               else np.inf for g, w in zip(grads, want)]
     worst = int(np.argmax(errors))
     ctx.true("grads", len(grads) == len(want) and errors[worst] <= 1e-4,
-             f"{len(grads)} gradients, worst relative error {errors[worst]:.2g} (parameter {worst})")
+             f"{len(grads)} gradients, worst relative error {errors[worst]:.2g} "
+             f"(parameter {worst})")
 
 
 # ***** numpy: hand-written forward and backward *****

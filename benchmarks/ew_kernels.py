@@ -52,7 +52,7 @@ _LOG_C = tuple(_F(c) for c in (7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-
                                2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1))
 _SQRT_HALF = _F(0.707106781186547524)
 _MANTISSA, _ONE_BITS = np.int32(0x007FFFFF), np.int32(0x3F800000)
-_FAST = dict(inline="always", fastmath=True, error_model="numpy")
+_FAST = {"inline": "always", "fastmath": True, "error_model": "numpy"}
 
 
 @numba.njit(**_FAST)
@@ -128,8 +128,8 @@ def grad_fast(x, out):
 
 def compile_kernels(cache=False):
     """{name: njit function} for the four kernels (compiled lazily at their first call)."""
-    serial = dict(error_model="numpy", cache=cache)
-    fast = dict(parallel=True, fastmath=True, error_model="numpy", cache=cache)
+    serial = {"error_model": "numpy", "cache": cache}
+    fast = {"parallel": True, "fastmath": True, "error_model": "numpy", "cache": cache}
     return {"chain_libm": numba.njit(**serial)(chain_libm),
             "grad_libm": numba.njit(**serial)(grad_libm),
             "chain_fast": numba.njit(**fast)(chain_fast),

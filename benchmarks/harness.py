@@ -1,9 +1,7 @@
-"""What every workload script shares: one intra-op thread, timing, checks, the JSON line.
+"""What every workload script shares: timing, checks, framework setup, the JSON line.
 
-Import this module before numpy (or any framework): it pins every thread pool to one thread
-unless the caller's environment already says otherwise (run.py sets the same values).
-
-A workload script registers adapters and hands over to `main`:
+(The package's __init__ has already pinned every thread pool to one thread.) A workload
+script registers adapters and hands over to `main`:
 
     ADAPTERS = Adapters()
 
@@ -18,29 +16,19 @@ A workload script registers adapters and hands over to `main`:
 
 The child prints exactly one line starting with RESULT_MARKER; run.py parses it.
 """
+import argparse
+import importlib.util
+import json
 import os
+import statistics
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from typing import NamedTuple
 
-SINGLE_THREAD_ENV = {
-    "OMP_NUM_THREADS": "1",
-    "OPENBLAS_NUM_THREADS": "1",
-    "MKL_NUM_THREADS": "1",
-    "NUMBA_NUM_THREADS": "1",
-    "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1",
-}
-for _name, _value in SINGLE_THREAD_ENV.items():
-    os.environ.setdefault(_name, _value)
-
-import argparse  # noqa: E402
-import importlib.util  # noqa: E402
-import json  # noqa: E402
-import statistics  # noqa: E402
-import sys  # noqa: E402
-import threading  # noqa: E402
-import time  # noqa: E402
-import traceback  # noqa: E402
-from typing import Callable, NamedTuple, Optional  # noqa: E402
-
-import numpy as np  # noqa: E402
+import numpy as np
 
 RESULT_MARKER = "BENCH_RESULT "
 
@@ -49,9 +37,9 @@ RESULT_MARKER = "BENCH_RESULT "
 
 class Adapter(NamedTuple):
     fn: Callable
-    needs: Optional[str]      # module that must be importable, else the adapter is skipped
+    needs: str | None         # module that must be importable, else the adapter is skipped
     slow: bool                # minutes of compilation: left out of --quick runs
-    max_repeats: Optional[int]  # cap on processes per run (cold compiles are slow and stable)
+    max_repeats: int | None   # cap on processes per run (cold compiles are slow and stable)
 
 
 class Adapters(dict):
@@ -180,7 +168,7 @@ def main(script, adapters, argv=None):
         ctx = Context(args.quick)
         try:
             record["results"] = adapters[args.adapter].fn(ctx)
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001  (any failure is reported in the table)
             traceback.print_exc()
             record["error"] = f"{type(e).__name__}: {e}".splitlines()[0][:300]
         record["checks"] = ctx.checks

@@ -12,12 +12,13 @@ backward, the optimizer stays eager); jax = value_and_grad + tree_map update (ji
 
     python -m benchmarks.mlp_train_step --adapter minispore_graph
 """
+import itertools
 import time
 
-from . import harness  # first: pins thread pools before numpy loads
-from .harness import Adapters, main
+import numpy as np
 
-import numpy as np  # noqa: E402
+from . import harness
+from .harness import Adapters, main
 
 SIZES = (784, 256, 256, 10)
 BATCH = 128
@@ -33,7 +34,7 @@ def make_problem():
     """([(W (in, out), b), ...], X, labels) as float32 / int32 numpy arrays."""
     rng = np.random.default_rng(0)
     layers = []
-    for fan_in, fan_out in zip(SIZES[:-1], SIZES[1:]):
+    for fan_in, fan_out in itertools.pairwise(SIZES):
         w = (rng.standard_normal((fan_in, fan_out)) * np.sqrt(2.0 / fan_in)).astype(np.float32)
         layers.append((w, np.zeros(fan_out, np.float32)))
     data = np.random.default_rng(1)

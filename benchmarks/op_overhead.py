@@ -18,10 +18,10 @@ import functools
 import statistics
 import time
 
-from . import harness  # first: pins thread pools before numpy loads
-from .harness import Adapters, main
+import numpy as np
 
-import numpy as np  # noqa: E402
+from . import harness
+from .harness import Adapters, main
 
 N_OPS = 1000
 N_LOOPS = 333

@@ -23,8 +23,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from importlib.metadata import PackageNotFoundError, version
 
-from .harness import RESULT_MARKER, SINGLE_THREAD_ENV
+from . import SINGLE_THREAD_ENV
+from .harness import RESULT_MARKER
 from .targets import PEERS, PRIMARY, TABLE_ORDER, evaluate_targets
 
 SCRIPTS = ("op_overhead", "ew_fwd", "mlp_train_step", "compile_latency", "conv_small")
@@ -66,7 +68,7 @@ def run_child(script, adapter, quick, env):
     argv += ["--quick"] if quick else []
     start = time.perf_counter()
     try:
-        done = subprocess.run(argv, cwd=ROOT, env=env, text=True, capture_output=True,
+        done = subprocess.run(argv, check=False, cwd=ROOT, env=env, text=True, capture_output=True,
                               timeout=TIMEOUT_S.get(script, DEFAULT_TIMEOUT_S))
     except subprocess.TimeoutExpired:
         return {"error": f"timed out after {TIMEOUT_S.get(script, DEFAULT_TIMEOUT_S)} s",
@@ -181,9 +183,8 @@ def _versions():
     found = []
     for name in names:
         try:
-            from importlib.metadata import version
             found.append(f"{name} {version(name)}")
-        except Exception:
+        except PackageNotFoundError:
             found.append(f"{name} (not installed)")
     return ", ".join(found)
 
@@ -198,17 +199,17 @@ def _cpu():
 
 
 def report(table, adapters, args, elapsed_s, loads):
-    lines = ["## Benchmark results", "",
-             f"`python -m benchmarks.run{' --quick' if args.quick else ''}` — {args.repeat} "
+    setup = (f"`python -m benchmarks.run{' --quick' if args.quick else ''}` — {args.repeat} "
              f"process(es) per adapter, median; one intra-op thread; {args.malloc} glibc "
              f"allocator for every adapter; {_cpu()}; Python "
              f"{platform.python_version()}; {_versions()}. Load average before/after: "
-             f"{loads[0]:.1f} / {loads[1]:.1f}; wall time {elapsed_s / 60:.1f} min.",
-             "Times are per call (lower is better); `× numpy` is this run's time over numpy's "
-             "and `Graph × PyNative` minispore Graph's over minispore PyNative's. The peer "
-             "column is BENCHMARKS.md's figure for the same adapter (MindSpore 2.10 for the "
-             "minispore rows) and its ratio to numpy there: compare ratios, not absolute "
-             "times. `runs` counts processes; checks list any that failed.", ""]
+             f"{loads[0]:.1f} / {loads[1]:.1f}; wall time {elapsed_s / 60:.1f} min.")
+    legend = ("Times are per call (lower is better); `× numpy` is this run's time over numpy's "
+              "and `Graph × PyNative` minispore Graph's over minispore PyNative's. The peer "
+              "column is BENCHMARKS.md's figure for the same adapter (MindSpore 2.10 for the "
+              "minispore rows) and its ratio to numpy there: compare ratios, not absolute "
+              "times. `runs` counts processes; checks list any that failed.")
+    lines = ["## Benchmark results", "", setup, legend, ""]
     for workload in TABLE_ORDER:
         if any(w == workload for w, _ in table):
             lines += [workload_table(workload, table, adapters), ""]

@@ -71,8 +71,8 @@ def backward(roots, sens, targets, free=True):
                     raise RuntimeError(f"bprop of {node.name} gave a gradient of shape "
                                        f"{tuple(dx.shape)} for an input of shape {tuple(x.shape)}")
                 _accumulate(grads, x, dx, F)
-        if free:
-            node.inputs = ()
+        if free:  # drop saved tensors, and the node <-> output cycle the GC would have to find
+            node.inputs = node.outputs = ()
     return [grads.get(id(t)) for t in targets]
 
 

@@ -87,6 +87,23 @@ for _name in ("add", "sub", "mul", "div", "floor_div", "floor_mod", "pow", "maxi
               "logical_and", "logical_or", "logical_xor"):
     globals()[_name] = _binary(REGISTRY[_name])
 
+
+
+def _unary(prim):
+    # a plain one-argument function: calling the Primitive object itself would pack and
+    # unpack an attrs dict on every eager op (a third of PyNative's per-op overhead)
+    def op(x, *wrong):  # extra inputs reach the primitive, which names the op in its error
+        return bind(prim, x, *wrong)
+    op.__name__ = op.__qualname__ = prim.name
+    op.__doc__ = prim.__doc__ or f"Elementwise {prim.name}."
+    return op
+
+
+for _name in ("neg", "abs", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tan",
+              "tanh", "sigmoid", "relu", "erf", "sign", "floor", "ceil", "round", "logical_not",
+              "bitwise_not", "identity"):
+    globals()[_name] = _unary(REGISTRY[_name])
+
 subtract, multiply, divide, true_divide, floor_divide = sub, mul, div, div, floor_div
 ne, eq, lt, le, gt, ge = not_equal, equal, less, less_equal, greater, greater_equal
 

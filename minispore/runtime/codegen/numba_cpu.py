@@ -164,6 +164,7 @@ class GroupStep:
         self.out_dtypes = [o.dtype for o in group.outputs]
         self.flat = is_flat(group)
         self.passed = [not (v.const is not None and _is_scalar(v)) for v in group.inputs]
+        self.size = int(np.prod(group.shape, dtype=np.int64))
         self.kernel = None
         self.failed = None
 
@@ -180,8 +181,7 @@ class GroupStep:
                 args.append(np.ravel(a))
             else:
                 args.append(np.broadcast_to(a, shape))
-        size = int(np.prod(shape, dtype=np.int64))
-        outs = [np.empty((size,) if self.flat else shape, d) for d in self.out_dtypes]
+        outs = [np.empty((self.size,) if self.flat else shape, d) for d in self.out_dtypes]
         return args, outs
 
     def compile(self):
