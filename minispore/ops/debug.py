@@ -6,15 +6,16 @@ call instead of breaking the graph or being skipped when the compiled program re
 """
 import numpy as np
 
+from ..runtime.device import to_host
 from .batching import to_front
 from .primitive import Aval, Primitive
 
 
 def _print_impl(xp, *arrays, template, sep, end):
     values = iter(arrays)
-    parts = [str(np.asarray(next(values))) if item is None else item for item in template]
+    parts = [str(to_host(next(values))) if item is None else item for item in template]
     print(*parts, sep=sep, end=end, flush=True)
-    return np.zeros((), np.bool_)
+    return xp.zeros((), np.bool_)
 
 
 def _print_batch(prim, args, dims, axis_size, **attrs):

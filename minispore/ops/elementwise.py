@@ -87,8 +87,8 @@ def _erf_impl(xp, x):
     if xp is np:
         # scipy computes Float16 in Float32
         return scipy.special.erf(x).astype(x.dtype, copy=False)
-    import cupyx.scipy.special
-    return cupyx.scipy.special.erf(x)
+    import cupyx.scipy.special  # CuPy's scipy.special
+    return cupyx.scipy.special.erf(x).astype(x.dtype, copy=False)
 
 
 erf = Primitive("erf", infer=I.float_unary, impl=_erf_impl,
@@ -173,9 +173,9 @@ minimum = Primitive("minimum", infer=I.broadcast, impl=lambda xp, x, y: xp.minim
 
 # ***** comparisons and logic: Bool results, no gradient *****
 
-def _compare(name, ufunc, symbol):
+def _compare(name, ufunc, symbol=None, expr=None):
     return Primitive(name, infer=I.compare, impl=lambda xp, x, y: getattr(xp, ufunc)(x, y),
-                     bprop=no_grad, expr=f"{{0}} {symbol} {{1}}")
+                     bprop=no_grad, expr=expr or f"{{0}} {symbol} {{1}}")
 
 
 equal = _compare("equal", "equal", "==")
@@ -186,7 +186,8 @@ greater = _compare("greater", "greater", ">")
 greater_equal = _compare("greater_equal", "greater_equal", ">=")
 logical_and = _compare("logical_and", "logical_and", "and")
 logical_or = _compare("logical_or", "logical_or", "or")
-logical_xor = _compare("logical_xor", "logical_xor", "!=")
+# on truth values: 2 xor 3 is False, but 2 != 3
+logical_xor = _compare("logical_xor", "logical_xor", expr="(not {0}) != (not {1})")
 
 
 # ***** select, cast, identity *****

@@ -6,6 +6,7 @@ as a positional input (so it can be symbolic in Graph mode and differentiable-fr
 """
 import numpy as np
 
+from ..runtime import device
 from ..runtime.tensor import Tensor
 
 
@@ -31,7 +32,7 @@ def parse_index(index):
                 positions = index_tensor.asnumpy().nonzero()
                 for p in positions:
                     spec.append(("tensor", len(tensors)))
-                    tensors.append(Tensor._wrap(p.astype(np.int64)))
+                    tensors.append(Tensor._wrap(device.to_device(p.astype(np.int64))))
                 continue
             spec.append(("tensor", len(tensors)))
             tensors.append(index_tensor)
@@ -54,7 +55,7 @@ def _index_tensor(item):
     arr = np.asarray(item)
     if arr.dtype.kind not in "biu":
         raise IndexError(f"unsupported index {item!r}: use ints, slices, None, ..., or integer/bool tensors")
-    return Tensor._wrap(arr if arr.dtype.kind == "b" else arr.astype(np.int64))
+    return Tensor._wrap(device.to_device(arr if arr.dtype.kind == "b" else arr.astype(np.int64)))
 
 
 def build_index(spec, tensors):

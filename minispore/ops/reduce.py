@@ -92,9 +92,9 @@ def _arg_infer(x, axis, keep_dims, dtype):
     return Aval(I.reduced_shape(x.shape, axes, keep_dims), np.dtype(dtype))
 
 
-def _arg_impl(fn):
+def _arg_impl(name):
     def impl(xp, x, axis, keep_dims, dtype):
-        out = fn(x, axis=axis)
+        out = getattr(xp, name)(x, axis=axis)
         if keep_dims and x.ndim:
             out = xp.expand_dims(out, axis) if axis is not None else out.reshape((1,) * x.ndim)
         return out.astype(dtype)
@@ -111,9 +111,9 @@ def _arg_batch(prim, args, dims, axis_size, axis, keep_dims, dtype):
     return prim(x, axis=axis + 1, keep_dims=keep_dims, dtype=dtype), 0
 
 
-argmax = Primitive("argmax", infer=_arg_infer, impl=_arg_impl(np.argmax), bprop=no_grad,
+argmax = Primitive("argmax", infer=_arg_infer, impl=_arg_impl("argmax"), bprop=no_grad,
                    batch=_arg_batch)
-argmin = Primitive("argmin", infer=_arg_infer, impl=_arg_impl(np.argmin), bprop=no_grad,
+argmin = Primitive("argmin", infer=_arg_infer, impl=_arg_impl("argmin"), bprop=no_grad,
                    batch=_arg_batch)
 
 

@@ -112,13 +112,9 @@ def _finish_segmented(tracer, out_vars, out_structure):
     values = tracer.run_segment(seg, [tracer.known[v.id] for v in seg.inputs])
     known = dict(tracer.known)
     known.update((v.id, a) for v, a in zip(seg.outputs, values))
-
-    def value_of(v):
-        return v.const if v.const is not None else known[v.id]
-
     tracer.restore()
-    _write_back([t for t, _ in updated], [value_of(v) for v in state_vars])
-    outs = [Tensor._wrap(value_of(v)) for v in out_vars]
+    _write_back([t for t, _ in updated], [known[v.id] for v in state_vars])
+    outs = [Tensor._wrap(known[v.id]) for v in out_vars]
     return Segmented(unflatten(out_structure, outs), list(tracer.breaks))
 
 

@@ -1,8 +1,13 @@
 """Array namespaces: numpy on CPU, CuPy on GPU. Primitive impls are written against `xp`.
 
-Host<->device copies happen only where a user asks for host values (`asnumpy`, printing).
+Host<->device copies happen only where a user asks for host values (`asnumpy`, printing),
+and where a compiled program is built (graph constants live on the host until then).
 """
+import os
+
 import numpy as np
+
+from . import cache_dir
 
 _xp = np
 current_xp = np  # read directly on the eager hot path (a function call costs as much as an op)
@@ -16,12 +21,15 @@ def select(device_target):
         return
     try:
         import cupy
-        cupy.cuda.runtime.getDeviceCount()
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            raise RuntimeError("no CUDA device found")
     except Exception as e:  # ImportError, or CUDA present but no usable device
         raise RuntimeError(
             "device_target='GPU' needs CuPy and an NVIDIA GPU "
             f"(pip install 'minispore[gpu]'); CuPy reported: {type(e).__name__}: {e}") from None
     _xp = current_xp = cupy
+    # CuPy reads this when it compiles: fused CUDA kernels are cached beside the numba ones
+    os.environ.setdefault("CUPY_CACHE_DIR", os.path.join(cache_dir.path(), "cupy"))
 
 
 def xp():
@@ -32,6 +40,11 @@ def xp():
 def namespace_of(array):
     """numpy or cupy, whichever owns `array`."""
     return np if isinstance(array, (np.ndarray, np.generic)) else _xp
+
+
+def to_device(array):
+    """`array` in the current namespace (an upload on GPU; no copy when already there)."""
+    return _xp.asarray(array)
 
 
 def to_host(array):

@@ -36,12 +36,12 @@ class Program:
             fn, in_vars, out_vars, attrs, multiple, label, loc = item
             for v in in_vars:
                 if v.const is not None:
-                    consts[slot(v)] = v.const
+                    consts[slot(v)] = device.to_device(v.const)
             self.steps.append(Step(fn, [slot(v) for v in in_vars], [slot(v) for v in out_vars],
                                    attrs, multiple, label, loc))
         for v in graph.outputs:
             if v.const is not None:
-                consts[slot(v)] = v.const
+                consts[slot(v)] = device.to_device(v.const)
         self.output_slots = [slot(v) for v in graph.outputs]
         self.n_slots = len(slots)
         self.consts = list(consts.items())
@@ -80,11 +80,9 @@ class Program:
                 env[step.outs[0]] = result
             for s in step.release:
                 env[s] = None
-        return [_as_array(env[s]) for s in self.output_slots]
-
-
-def _as_array(x):
-    return x if isinstance(x, np.ndarray) or hasattr(x, "__cuda_array_interface__") else np.asarray(x)
+        outs = [env[s] for s in self.output_slots]
+        # scalars (numpy reductions return them) become arrays of the run's namespace
+        return [x if type(x) is np.ndarray else xp.asarray(x) for x in outs]
 
 
 def interpreted_steps(graph):

@@ -22,6 +22,14 @@ class FusedGroup:
     shape: tuple = ()
     float_dtype: object = None
 
+    def run_nodes(self, xp, inputs):
+        """The group's outputs computed node by node with each primitive's impl (the tier
+        that serves calls while, or instead of when it fails, a kernel compiles)."""
+        env = {v.id: a for v, a in zip(self.inputs, inputs)}
+        for node in self.nodes:
+            env[node.outputs[0].id] = node.prim.impl(xp, *[env[v.id] for v in node.inputs], **node.attrs)
+        return tuple(env[o.id] for o in self.outputs)
+
 
 def _float_dtype(node):
     kinds = [v.dtype for v in list(node.inputs) + list(node.outputs) if v.dtype.kind == "f"]

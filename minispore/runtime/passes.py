@@ -172,9 +172,17 @@ def _only_adds_leading_ones(src, dst):
     return extra >= 0 and tuple(dst[extra:]) == tuple(src) and all(d == 1 for d in dst[:extra])
 
 
+def _value_key(v):
+    """Small constants compare by value (two `* 5` are one node), everything else by id."""
+    if v.const is not None and v.const.size <= 16:
+        return ("const", v.const.dtype.str, v.const.shape, v.const.tobytes())
+    return v.id
+
+
 def _cse_key(node):
     try:
-        key = (node.prim.name, tuple(v.id for v in node.inputs), tuple(sorted(node.attrs.items())))
+        key = (node.prim.name, tuple(_value_key(v) for v in node.inputs),
+               tuple(sorted(node.attrs.items())))
         hash(key)
         return key
     except TypeError:  # an unhashable attribute: leave the node alone

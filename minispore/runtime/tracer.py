@@ -16,6 +16,7 @@ from ..context.interpreter import Interpreter
 from ..nn.parameter import Parameter
 from ..ops.primitive import Aval, OpError, user_frame_summary, with_context
 from ..grad import tape
+from . import device
 from .eager import EAGER
 from .ir import Graph, Node, Var
 from .tensor import Tensor
@@ -70,7 +71,8 @@ class TracingInterpreter(Interpreter):
     def const(self, value):
         entry = self._consts.get(id(value))
         if entry is None:
-            array = np.asarray(value) if not hasattr(value, "shape") else value
+            # on the host, as passes fold and hash them; a Program uploads them once
+            array = device.to_host(value) if hasattr(value, "shape") else np.asarray(value)
             entry = (value, Var(array.shape, array.dtype, const=array))
             self._consts[id(value)] = entry
         return entry[1]

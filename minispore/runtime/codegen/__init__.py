@@ -1,5 +1,6 @@
-"""Codegen: lower an optimised graph to a Program. On CPU, fused elementwise groups become
-numba kernels (numba_cpu); everything else runs its primitive impl (BLAS for matmul)."""
+"""Codegen: lower an optimised graph to a Program. Fused elementwise groups become numba
+kernels on CPU (numba_cpu) and CUDA kernels on GPU (cuda_gpu); everything else runs its
+primitive impl (BLAS / cuBLAS for matmul)."""
 import os
 
 from .. import device
@@ -8,21 +9,30 @@ from ..fuse import FusedGroup, partition
 
 
 def fusion_enabled():
-    return os.environ.get("MINISPORE_FUSION", "1") != "0" and device.xp().__name__ == "numpy"
+    return os.environ.get("MINISPORE_FUSION", "1") != "0" and device.xp().__name__ in ("numpy", "cupy")
 
 
 def lower(graph):
     """(Program, generated kernel source or None) for an optimised graph."""
     if not fusion_enabled():
         return Program(graph, interpreted_steps), None
+    if device.xp().__name__ == "cupy":
+        from . import cuda_gpu
+        return cuda_gpu.lower(graph)
     from . import numba_cpu
     background = os.environ.get("MINISPORE_SYNC_COMPILE", "0") != "1"
+    return lower_groups(graph, lambda group: numba_cpu.lower_group(group, background))
+
+
+def lower_groups(graph, lower_group):
+    """(Program, kernel sources or None): each fused group runs as `lower_group(group)` (a step
+    with a `.source`), every other node as its primitive impl."""
     sources = []
 
     def steps(g):
         for item in partition(g):
             if isinstance(item, FusedGroup):
-                step = numba_cpu.lower_group(item, background)
+                step = lower_group(item)
                 sources.append(step.source)
                 yield (step, item.inputs, item.outputs, {}, True, f"fused kernel ({len(item.nodes)} ops: "
                        + ", ".join(n.prim.name for n in item.nodes) + ")", item.nodes[0].loc)

@@ -209,10 +209,7 @@ class GroupStep:
         return tuple(o.reshape(shape) for o in outs)
 
     def _numpy(self, xp, inputs):
-        env = {v.id: a for v, a in zip(self.group.inputs, inputs)}
-        for node in self.group.nodes:
-            env[node.outputs[0].id] = node.prim.impl(xp, *[env[v.id] for v in node.inputs], **node.attrs)
-        return tuple(env[o.id] for o in self.group.outputs)
+        return self.group.run_nodes(xp, inputs)
 
 
 class Compiler:
