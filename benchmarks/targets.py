@@ -3,7 +3,7 @@
 `table` below is run.aggregate's result: {(workload, adapter): {"metrics": {name: value}}}.
 """
 TABLE_ORDER = ("op_overhead", "ew_fwd", "ew_fwd_bwd", "mlp_train_step", "compile_ew_fwd",
-               "compile_mlp_step", "conv_small")
+               "compile_mlp_step", "conv_small", "fallback_if")
 
 # workload -> (the metric its table leads with and ratios use, unit)
 PRIMARY = {
@@ -14,6 +14,7 @@ PRIMARY = {
     "compile_ew_fwd": ("first_call_s", "s"),
     "compile_mlp_step": ("first_call_s", "s"),
     "conv_small": ("ms", "ms"),
+    "fallback_if": ("ms", "ms"),
 }
 
 # shared/BENCHMARKS.md: numpy, PyTorch 2.13 eager, torch.compile, JAX 0.10 jit,
@@ -81,6 +82,11 @@ def evaluate_targets(table):
         rows.append(_at_most(f"Graph never slower than PyNative: {workload}", table, workload,
                              "minispore_graph", _value(table, workload, "minispore_pynative"),
                              "PyNative", PRIMARY[workload][1]))
+    for adapter, what in (("minispore_graph_converted", "converted to a select"),
+                          ("minispore_graph_break", "breaking at the if")):
+        rows.append(_at_most(f"Tensor-dependent if, {what}, not slower than PyNative", table,
+                             "fallback_if", adapter, _value(table, "fallback_if", "minispore_pynative"),
+                             "PyNative", "ms"))
     for metric, limit, what in (("first_call_s", 2.0, "cold, first call"),
                                 ("warm_first_call_s", 0.3, "warm, first call"),
                                 ("compiled_s", 2.0, "cold, until its kernels are compiled"),

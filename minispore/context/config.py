@@ -5,6 +5,8 @@
     >>> ms.get_context("mode") == ms.PYNATIVE_MODE
     True
 """
+import os
+
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
 STRICT = 0     # jit_syntax_level: a graph break raises
@@ -20,7 +22,8 @@ _context = {
     "save_graphs": False,
     "save_graphs_path": ".",
     "jit_syntax_level": LAX,
-    "jit_enable": True,
+    # MINISPORE_JIT_ENABLE=0 runs every @jit / Graph-mode Cell eagerly, for a debugger
+    "jit_enable": os.environ.get("MINISPORE_JIT_ENABLE", "1") != "0",
 }
 
 
