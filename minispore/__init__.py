@@ -17,7 +17,7 @@ from .context import (COMPATIBLE, GRAPH_MODE, LAX, PYNATIVE_MODE, STRICT,  # noq
 from .nn.parameter import Parameter, ParameterTuple  # noqa: F401
 from .grad.api import GradOperation, grad, jvp, value_and_grad, vjp  # noqa: F401
 from .grad import hessian, jacfwd, jacrev, vmap  # noqa: F401
-from .runtime.compile import jit, ms_function  # noqa: F401
+from .runtime.compile import jit, ms_function, mutable  # noqa: F401
 from . import dataset, fallback, train  # noqa: F401
 from .fallback.report import explain  # noqa: F401
 from .train import (Callback, CheckpointConfig, LossMonitor, Model, ModelCheckpoint,  # noqa: F401

@@ -400,6 +400,29 @@ def jit(function=None, *, capture_mode="ast", jit_level=None, dynamic=0, fullgra
 ms_function = jit
 
 
+def mutable(input_data, dynamic_len=False):
+    """Make a value a variable input of compiled functions instead of a constant.
+
+    A Python number passed to a jitted function is part of its cache key (each new value
+    compiles again); `mutable(3.0)` is a 0-d Tensor instead, so every value shares one
+    compiled program. Tuples, lists and dicts are converted item by item.
+
+    >>> import minispore as ms
+    >>> ms.mutable(2.0)
+    Tensor(shape=[], dtype=Float32, value= 2)
+    """
+    if isinstance(input_data, Tensor):
+        return input_data
+    if isinstance(input_data, (tuple, list)):
+        return type(input_data)(mutable(v) for v in input_data)
+    if isinstance(input_data, dict):
+        return {k: mutable(v) for k, v in input_data.items()}
+    if isinstance(input_data, (bool, int, float)):
+        return Tensor(input_data)
+    raise TypeError(f"mutable: expected a number, Tensor, or tuple/list/dict of them, "
+                    f"got {type(input_data).__name__}")
+
+
 def run_cell_graph(cell, args, kwargs):
     """Cell.__call__ in GRAPH_MODE: compile `construct` (hooks and custom bprop included)."""
     exe_holder = cell.__dict__.get("_graph_jit")

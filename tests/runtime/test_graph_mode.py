@@ -205,3 +205,14 @@ def test_cache_clear_removes_kernels():
     assert os.path.isdir(cache_dir.path())
     cache_dir.clear()
     assert not os.path.exists(os.path.join(cache_dir.path(), "kernels"))
+
+
+def test_mutable_numbers_share_one_compiled_program():
+    f = ms.jit(lambda x, scale: x * scale)
+    for value in (1.0, 2.0, 3.0):
+        assert f(_t(2.0), ms.mutable(value)).asnumpy().tolist() == [2.0 * value]
+    assert len(f.cache) == 1
+    for value in (1.0, 2.0):  # plain numbers are constants: one program each
+        f(_t(2.0), value)
+    assert len(f.cache) == 3
+    assert ms.mutable((1, [2.0]))[1][0].dtype == ms.float32

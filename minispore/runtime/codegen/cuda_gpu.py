@@ -191,7 +191,8 @@ def c_literal(value, dtype):
             return "(-9223372036854775807LL - 1)"  # the positive half of the literal overflows
         text = f"static_cast<{ctype(dtype)}>({value}LL)"
     elif np.isfinite(value):
-        text = repr(value) + ("f" if dtype == np.float32 else "")  # repr round-trips
+        # numpy's shortest repr that round-trips in this dtype
+        text = str(dtype.type(value)) + ("f" if dtype == np.float32 else "")
     else:
         bits = {"float32": ("__int_as_float", 0x7F800000, 0x7FC00000, ""),
                 "float64": ("__longlong_as_double", 0x7FF0000000000000, 0x7FF8000000000000, "LL")}
