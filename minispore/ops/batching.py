@@ -19,7 +19,6 @@ one-time warning naming it.
 """
 import warnings
 
-import numpy as np
 
 
 class VmapError(RuntimeError, ValueError):

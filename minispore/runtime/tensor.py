@@ -13,7 +13,7 @@ import numpy as np
 from ..context.interpreter import STATE
 from . import device
 from .ir import Var
-from .dtype import Type, default_np_dtype, from_np, to_np
+from .dtype import default_np_dtype, from_np, to_np
 
 
 class Tensor:

@@ -2,7 +2,6 @@
 GradOperation, vjp, jvp, stop_gradient, higher orders; checked against closed forms and
 float64 finite differences, in both modes."""
 import numpy as np
-import pytest
 
 import minispore as ms
 from minispore import Parameter, Tensor, nn, ops

@@ -88,7 +88,7 @@ def _special_consts(dtype):
     if dtype == "bool":
         return (True,)
     info = np.iinfo(dtype)
-    return (7, -3 if info.min else 3, info.max, info.min + 1)
+    return (7, -3 if info.min else 3, info.max, info.min + 1)  # 7 first: a valid exponent
 
 
 def _walk_cases():
@@ -108,7 +108,7 @@ def _walk_cases():
                 consts = [None]
                 if len(in_dtypes) > 1:
                     specials = _special_consts(dtype)
-                    consts += list(specials if name in ("add", "select") else specials[1:2])
+                    consts += list(specials if name in ("add", "select") else specials[:1])
                 for const in consts:
                     try:
                         case = Case(prim, in_dtypes, attrs, const)
@@ -197,7 +197,6 @@ _HOST_SHIMS = r"""
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <vector>
 #define __device__
 #define __forceinline__ inline
 static inline float __int_as_float(int i) { float f; memcpy(&f, &i, sizeof f); return f; }
@@ -255,7 +254,9 @@ def _operand(var, k, finite=False, nonnegative=False):
         pool = [v for v in pool if v >= 0]
     pool = np.roll(np.asarray(pool, np.float64 if kind == "f" else object), 3 * k)
     values = np.resize(pool, var.size).reshape(var.shape)
-    return np.array(values.tolist(), var.dtype) if kind != "f" else values.astype(var.dtype)
+    if kind == "f":
+        return values.astype(var.dtype)
+    return np.array(values.tolist(), np.int64).astype(var.dtype)  # uint8 wraps negatives
 
 
 def _inputs(case):
@@ -281,14 +282,14 @@ def _host_program(cases):
         args = []
         for k, (dtype, name) in enumerate(source.inputs + source.outputs):
             c = cuda_gpu.ctype(dtype)
-            lines.append(f"  std::vector<{c}> v{j}_{k}({n});")
+            lines.append(f"  static {c} v{j}_{k}[{n}];")
             if k < len(source.inputs):
-                lines.append(f"  if (fread(v{j}_{k}.data(), sizeof({c}), {n}, in) != {n}) return 1;")
-            args.append(f"v{j}_{k}.data()")
+                lines.append(f"  if (fread(v{j}_{k}, sizeof({c}), {n}, in) != {n}) return 1;")
+            args.append(f"v{j}_{k}")
         lines.append(f"  {source.name}({', '.join(args)}, {n});")
         for k in range(len(source.inputs), len(args)):
             c = cuda_gpu.ctype(source.outputs[k - len(source.inputs)][0])
-            lines.append(f"  fwrite(v{j}_{k}.data(), sizeof({c}), {n}, out);")
+            lines.append(f"  fwrite(v{j}_{k}, sizeof({c}), {n}, out);")
     lines += ["  fclose(in); fclose(out);", "  return 0;", "}"]
     kernels = {s.name: s for s in (cuda_gpu.render_kernel(c.group) for c in cases)}
     return (_HOST_SHIMS + cuda_gpu.PREAMBLE + "\n"

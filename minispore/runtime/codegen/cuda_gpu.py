@@ -139,8 +139,11 @@ template <typename T> __device__ __forceinline__ T ms_sign(T x) { return T((T(0)
 template <typename T> __device__ __forceinline__ T ms_max(T a, T b) { return (a >= b || a != a) ? a : b; }
 template <typename T> __device__ __forceinline__ T ms_min(T a, T b) { return (a <= b || a != a) ? a : b; }
 
+// the usual arithmetic conversions of a ? b : c (the type of a prvalue: never a reference)
 template <typename A, typename B>
-__device__ __forceinline__ auto ms_where(bool c, A a, B b) -> decltype(c ? a : b) { return c ? a : b; }
+__device__ __forceinline__ auto ms_where(bool c, A a, B b) -> decltype(true ? A() : B()) {
+  return c ? a : b;
+}
 
 __device__ __forceinline__ bool ms_invert(bool x) { return !x; }
 template <typename T> __device__ __forceinline__ T ms_invert(T x) { return T(~x); }

@@ -1,0 +1,239 @@
+"""Device placement without a GPU: a fake array namespace that behaves like CuPy where it
+matters for placement (its arrays refuse implicit conversion to numpy, operations refuse host
+arrays, host values only through `.get()`), so any numpy call on tensor data, any host copy
+and any host array reaching an op fails or is counted. Eager and Graph mode run models on it
+and must give the CPU's values with host copies only where the user asks for values.
+"""
+import types
+
+import numpy as np
+import pytest
+
+import minispore as ms
+from minispore import nn, ops
+from minispore.runtime import device
+
+from graph_workloads import WORKLOADS
+
+
+class Transfers:
+    downloads = 0   # device -> host (.get())
+    uploads = 0     # host arrays -> device (array/asarray of a numpy array)
+
+
+class DeviceArray:
+    """A numpy array held 'on the device'."""
+
+    __slots__ = ("a",)
+    __array_ufunc__ = None  # numpy ufuncs refuse it (ndarray + DeviceArray: its __radd__)
+
+    def __init__(self, a):
+        self.a = a
+
+    def __array__(self, *args, **kwargs):
+        raise TypeError("implicit conversion of a device array to numpy (use .get())")
+
+    def __bool__(self):
+        raise TypeError("truth value of a device array read on the host")
+
+    __float__ = __int__ = __iter__ = __bool__
+
+    def get(self):
+        Transfers.downloads += 1
+        return self.a.copy()
+
+    def __getattr__(self, name):
+        if name.startswith("__"):  # __array_interface__ & co. would hand numpy the data
+            raise AttributeError(name)
+        return _on_device(getattr(self.a, name))
+
+    def __repr__(self):
+        return f"DeviceArray(shape={self.a.shape}, dtype={self.a.dtype})"
+
+    def __len__(self):
+        return len(self.a)
+
+    def __getitem__(self, index):
+        return _wrap(self.a[_unwrap(index)])
+
+    def __setitem__(self, index, value):
+        self.a[_unwrap(index)] = _unwrap(value)
+
+
+def _operator(name):
+    def op(self, *others):
+        result = getattr(self.a, name)(*_unwrap(others))
+        return self if name.startswith("__i") else _wrap(result)
+    return op
+
+
+for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or",
+              "xor", "lt", "le", "gt", "ge", "eq", "ne"):
+    for _form in ("__{}__", "__r{}__", "__i{}__"):
+        if hasattr(np.ndarray, _form.format(_name)):
+            setattr(DeviceArray, _form.format(_name), _operator(_form.format(_name)))
+for _name in ("__neg__", "__pos__", "__abs__", "__invert__"):
+    setattr(DeviceArray, _name, _operator(_name))
+
+
+def _unwrap(x):
+    if isinstance(x, DeviceArray):
+        return x.a
+    if isinstance(x, np.ndarray):
+        raise TypeError("a host numpy array reached a device operation")
+    if isinstance(x, (tuple, list)):
+        return type(x)(_unwrap(v) for v in x)
+    if isinstance(x, dict):
+        return {k: _unwrap(v) for k, v in x.items()}
+    return x
+
+
+def _wrap(x):
+    if isinstance(x, (np.ndarray, np.generic)):
+        return DeviceArray(np.asarray(x))  # reductions give device 0-d arrays, as CuPy's
+    if isinstance(x, (tuple, list)):
+        return type(x)(_wrap(v) for v in x)
+    return x
+
+
+def _on_device(attr):
+    if isinstance(attr, types.ModuleType):
+        return FakeNamespace(attr)
+    if isinstance(attr, type) or not callable(attr):
+        return _wrap(attr) if isinstance(attr, np.ndarray) else attr
+    return lambda *args, **kwargs: _wrap(attr(*_unwrap(args), **_unwrap(kwargs)))
+
+
+class FakeNamespace:
+    """numpy's API over DeviceArrays; array()/asarray() also upload host data."""
+
+    ndarray = DeviceArray
+
+    def __init__(self, module=np):
+        self.__name__ = "fake_device_" + module.__name__
+        self._module = module
+
+    def __getattr__(self, name):
+        return _on_device(getattr(self._module, name))
+
+    def asarray(self, x, dtype=None):
+        return self._upload(np.asarray, x, dtype)
+
+    def array(self, x, dtype=None, copy=True):
+        return self._upload(np.array, x, dtype)
+
+    @staticmethod
+    def _upload(make, x, dtype):
+        if isinstance(x, DeviceArray):
+            return DeviceArray(make(x.a, dtype=dtype))
+        if isinstance(x, np.ndarray) and x.ndim:
+            Transfers.uploads += 1
+        return DeviceArray(make(_unwrap(x) if not isinstance(x, np.ndarray) else x, dtype=dtype))
+
+
+@pytest.fixture
+def fake_device(monkeypatch):
+    """The fake namespace as the current device (restored afterwards)."""
+    fake = FakeNamespace()
+    monkeypatch.setattr(device, "_xp", fake)
+    monkeypatch.setattr(device, "current_xp", fake)
+    Transfers.downloads = Transfers.uploads = 0
+    return fake
+
+
+def test_the_fake_device_refuses_what_cupy_refuses(fake_device):
+    x = ms.Tensor([1.0, 2.0])
+    assert isinstance(x._data, DeviceArray)
+    with pytest.raises(TypeError):
+        np.asarray(x._data)
+    with pytest.raises(TypeError):
+        fake_device.add(x._data, np.ones(2))
+    assert x.asnumpy().tolist() == [1.0, 2.0] and Transfers.downloads == 1
+
+
+@pytest.mark.parametrize("name", sorted(set(WORKLOADS) - {"layer_norm_gelu"}))
+def test_graph_workloads_give_the_cpu_values_on_the_device(name, fake_device, monkeypatch):
+    # (layer_norm_gelu calls erf: scipy on numpy, cupyx on CuPy, nothing on the fake)
+    on_device = WORKLOADS[name](np.float32)
+    monkeypatch.setattr(device, "_xp", np)
+    monkeypatch.setattr(device, "current_xp", np)
+    on_cpu = WORKLOADS[name](np.float32)
+    assert len(on_device) == len(on_cpu)
+    for got, want in zip(on_device, on_cpu):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def _train_mlp(steps, jit):
+    ms.set_seed(0)
+    model = nn.SequentialCell([nn.Dense(6, 8), nn.ReLU(), nn.Dense(8, 3)])
+    optimizer = nn.Momentum(model.trainable_params(), 0.1, 0.9)
+    loss_fn = nn.CrossEntropyLoss()
+    grad_fn = ms.value_and_grad(lambda x, y: loss_fn(model(x), y), None, optimizer.parameters)
+
+    def step(x, y):
+        loss, grads = grad_fn(x, y)
+        optimizer(grads)
+        return loss
+
+    step = ms.jit(step) if jit else step
+    rng = np.random.default_rng(0)
+    x = ms.Tensor(rng.standard_normal((5, 6)).astype(np.float32))
+    y = ms.Tensor(rng.integers(0, 3, 5).astype(np.int32))
+    losses = [step(x, y) for _ in range(2)]  # warm-up (and compile)
+    downloads, uploads = Transfers.downloads, Transfers.uploads
+    losses += [step(x, y) for _ in range(steps)]
+    moved = (Transfers.downloads - downloads, Transfers.uploads - uploads)
+    return [float(loss) for loss in losses], moved
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["pynative", "graph"])
+def test_training_steps_move_no_array_between_host_and_device(jit, fake_device, monkeypatch):
+    losses, moved = _train_mlp(steps=3, jit=jit)
+    assert moved == (0, 0)
+    monkeypatch.setattr(device, "_xp", np)
+    monkeypatch.setattr(device, "current_xp", np)
+    cpu_losses, _ = _train_mlp(steps=3, jit=jit)
+    np.testing.assert_allclose(losses, cpu_losses, rtol=1e-6)
+
+
+def test_eager_ops_indexing_and_printing_stay_on_the_device(fake_device, capsys):
+    x = ms.Tensor(np.arange(12, dtype=np.float32).reshape(3, 4))
+    y = ops.softmax(x * 0.5 - 1.0, axis=1)
+    picked = x[np.array([2, 0])]         # a numpy index moves to the device once
+    masked = x[x > 5.0]                  # a mask's positions are read on the host (data-dependent shape)
+    top = ops.argmax(y, axis=1)
+    assert isinstance(y._data, DeviceArray) and isinstance(picked._data, DeviceArray)
+    assert isinstance(top._data, DeviceArray) and isinstance(masked._data, DeviceArray)
+    assert picked.asnumpy().tolist() == [[8, 9, 10, 11], [0, 1, 2, 3]]
+    assert masked.asnumpy().tolist() == [6, 7, 8, 9, 10, 11]
+    assert top.asnumpy().tolist() == [3, 3, 3]
+
+    @ms.jit
+    def show(t):
+        print("value:", t * 2)
+        return t + 1
+
+    assert show(ms.Tensor([1.0, 2.0])).asnumpy().tolist() == [2.0, 3.0]
+    assert "value: [2. 4.]" in capsys.readouterr().out
+
+
+def test_graph_constants_live_on_the_host_until_a_program_uploads_them(fake_device):
+    table = np.array([0.5, 1.5, 2.5], np.float32)
+
+    @ms.jit
+    def f(x):
+        return x * ms.Tensor(table) + 1.0
+
+    x = ms.Tensor(np.ones(3, np.float32))
+    assert f(x).asnumpy().tolist() == [1.5, 2.5, 3.5]
+    uploads = Transfers.uploads
+    assert f(x).asnumpy().tolist() == [1.5, 2.5, 3.5]
+    assert Transfers.uploads == uploads  # constants were uploaded once, with the program
+
+
+def test_to_device_and_to_host_round_trip(fake_device):
+    a = np.arange(4.0)
+    on_device = device.to_device(a)
+    assert isinstance(on_device, DeviceArray)
+    assert device.to_host(on_device).tolist() == a.tolist()
+    assert device.to_host(a) is a
