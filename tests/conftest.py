@@ -34,6 +34,24 @@ import minispore as ms  # noqa: E402
 MODES = {"pynative": ms.PYNATIVE_MODE, "graph": ms.GRAPH_MODE}
 
 
+def pytest_addoption(parser):
+    parser.addoption("--gpu", action="store_true", default=False,
+                     help="also run the tests marked gpu (they need CuPy and an NVIDIA GPU)")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "gpu: needs CuPy and an NVIDIA GPU; runs with --gpu")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--gpu"):
+        return
+    skip = pytest.mark.skip(reason="a GPU test: run pytest --gpu on a machine with CuPy and a GPU")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
 @pytest.fixture(params=sorted(MODES))
 def mode(request):
     """"pynative" or "graph", with the context set to that mode (PyNative restored after)."""

@@ -76,7 +76,8 @@ def _classification_batch(batch, features, classes, dtype):
 def mlp_sgd(dtype, sizes=(12, 16, 16, 4), batch=8, steps=3):
     model = MLP(sizes, dtype)
     x, labels = _classification_batch(batch, sizes[:1], sizes[-1], dtype)
-    return train_steps(model, nn.SGD(model.trainable_params(), learning_rate=0.05), x, labels, steps)
+    optimizer = nn.SGD(model.trainable_params(), learning_rate=0.05)
+    return train_steps(model, optimizer, x, labels, steps)
 
 
 def mlp_adam(dtype, sizes=(12, 16, 4), batch=8, steps=3):

@@ -77,7 +77,7 @@ relu = Primitive("relu", infer=I.same, impl=lambda xp, x: xp.maximum(x, 0).astyp
                  # select on x > 0, not a product with a step: gradient 0 (not 1/2) at x == 0,
                  # as PyTorch and MindSpore give
                  bprop=lambda x, out, dout: (F.where(x > 0, dout, 0),),
-                 expr="where({0} > 0 or {0} != {0}, {0}, 0)")  # nan stays nan, as maximum
+                 expr="where(not ({0} <= 0), {0}, 0)")  # nan stays nan, as maximum
 
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 

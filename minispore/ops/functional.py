@@ -28,6 +28,8 @@ def _np_dtype_of(x):
 def _to_dtype(x, dtype):
     if isinstance(x, Tensor):
         return x if x._data.dtype == dtype else bind(REGISTRY["cast"], x, dtype=dtype)
+    if device.current_xp is not np and type(x) in (bool, int, float):
+        return device.scalar(x, dtype)  # on GPU: uploaded once per value, not once per op
     return device.xp().asarray(x, dtype=dtype)
 
 

@@ -55,7 +55,8 @@ def _index_tensor(item):
     arr = np.asarray(item)
     if arr.dtype.kind not in "biu":
         raise IndexError(f"unsupported index {item!r}: use ints, slices, None, ..., or integer/bool tensors")
-    return Tensor._wrap(device.to_device(arr if arr.dtype.kind == "b" else arr.astype(np.int64)))
+    arr = arr if arr.dtype.kind == "b" else arr.astype(np.int64)
+    return Tensor._wrap(device.to_device(arr))
 
 
 def build_index(spec, tensors):

@@ -3,6 +3,7 @@
 Host<->device copies happen only where a user asks for host values (`asnumpy`, printing),
 and where a compiled program is built (graph constants live on the host until then).
 """
+import math
 import os
 
 import numpy as np
@@ -11,11 +12,14 @@ from . import cache_dir
 
 _xp = np
 current_xp = np  # read directly on the eager hot path (a function call costs as much as an op)
+_scalars = {}    # (type, value, sign, dtype) -> 0-d array on the device (see `scalar`)
+_SCALARS_KEPT = 4096
 
 
 def select(device_target):
     """Switch the array namespace for new tensors and eager ops."""
     global _xp, current_xp
+    _scalars.clear()
     if device_target == "CPU":
         _xp = current_xp = np
         return
@@ -45,6 +49,24 @@ def namespace_of(array):
 def to_device(array):
     """`array` in the current namespace (an upload on GPU; no copy when already there)."""
     return _xp.asarray(array)
+
+
+def scalar(value, dtype):
+    """A Python number as a 0-d array of `dtype` on the current device.
+
+    On GPU each distinct number is uploaded once and then shared, so eager ops with Python
+    operands (`x * 0.5`) copy nothing to the device per call. Impls never write to their
+    inputs, so sharing is safe."""
+    if _xp is np:
+        return np.asarray(value, dtype=dtype)
+    sign = math.copysign(1.0, value) if type(value) is float else 0.0  # -0.0 is not 0.0
+    key = (type(value), value, sign, dtype)
+    array = _scalars.get(key)
+    if array is None:
+        if len(_scalars) >= _SCALARS_KEPT:  # bounded: a nan key never matches itself
+            _scalars.clear()
+        array = _scalars[key] = _xp.asarray(value, dtype=dtype)
+    return array
 
 
 def to_host(array):

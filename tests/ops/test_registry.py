@@ -124,6 +124,7 @@ F32 = np.dtype(np.float32)
 I64 = np.dtype(np.int64)
 CONV = dict(stride=(2, 1), padding=(1, 0, 2, 1), dilation=(1, 2), groups=2)
 POOL = dict(kernel_size=(2, 3), stride=(2, 1), padding=(1, 0, 1, 1), dilation=(1, 1))
+TILE = dict(kernel_size=(2, 2), stride=(2, 2), padding=(0, 0, 0, 0), dilation=(1, 1))
 
 SAMPLES = {
     # ----- elementwise unary -----
@@ -253,9 +254,17 @@ SAMPLES = {
                                              kernel_size=(3, 2), **CONV),
     "max_pool2d": lambda rng: [sample(distinct(rng, (2, 2, 5, 6)), **POOL),
                                sample(distinct(rng, (1, 2, 5, 5)), kernel_size=(2, 2), stride=(1, 1),
-                                      padding=(0, 0, 0, 0), dilation=(2, 1))],
-    "max_pool2d_grad": lambda rng: sample(distinct(rng, (2, 2, 5, 6)), normal(rng, (2, 2, 3, 6)), **POOL),
-    "max_pool2d_gather": lambda rng: sample(distinct(rng, (2, 2, 5, 6)), normal(rng, (2, 2, 5, 6)), **POOL),
+                                      padding=(0, 0, 0, 0), dilation=(2, 1)),
+                               sample(distinct(rng, (1, 2, 4, 6)), **TILE)],
+    # index: kernel offsets of the (2, 3) window; TILE: windows that tile the input (fast path)
+    "max_pool2d_grad": lambda rng: [sample(ints(rng, (2, 2, 3, 6), 6), normal(rng, (2, 2, 3, 6)),
+                                           input_size=(5, 6), **POOL),
+                                    sample(ints(rng, (1, 2, 2, 3), 4), normal(rng, (1, 2, 2, 3)),
+                                           input_size=(4, 6), **TILE)],
+    "max_pool2d_gather": lambda rng: [sample(ints(rng, (2, 2, 3, 6), 6), normal(rng, (2, 2, 5, 6)),
+                                             **POOL),
+                                      sample(ints(rng, (1, 2, 2, 3), 4), normal(rng, (1, 2, 4, 6)),
+                                             **TILE)],
     # random: p=0 keeps every element, the one draw whose value is reproducible across runs
     "dropout_mask": lambda rng: sample(normal(rng, (3, 4)), p=0.0, seed=None),
 }

@@ -4,26 +4,31 @@ Every distinct fused group of the representative workloads (tests/graph_workload
 walk over the elementwise primitives (each with every dtype its shape rule accepts, alone, in a
 chain, with inlined constants) is rendered to CUDA source. All of them go into ONE translation
 unit, each wrapped in the loop cupy.ElementwiseKernel generates, and nvcc compiles it once
-(syntax and type errors, without a GPU). The same unit, built for the host with g++, runs the
-primitive walk on edge-case inputs and is compared with the eager (numpy) results: the
-device functions' semantics (floor division and modulo, nan in maximum, casts, integer
-overflow, literals) are checked here; CUDA's own libm accuracy is checked by tests/gpu.
+(syntax and type errors, without a GPU). The walk's kernels, built for the host with g++, run
+on edge-case inputs and are compared with the eager (numpy) results: the device functions'
+semantics (floor division and modulo, nan in maximum, casts, integer overflow, literals) are
+checked here; CUDA's own libm accuracy is checked by tests/gpu. Last, Graph-mode programs run
+end to end on fake_device's CuPy, whose ElementwiseKernel is such a host build.
 """
+import os
 import re
 import shutil
 import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 import minispore as ms
 from minispore.ops.primitive import REGISTRY, Aval, OpError
+from minispore.runtime import cache_dir, device
 from minispore.runtime import compile as compile_module
 from minispore.runtime.codegen import cuda_gpu
 from minispore.runtime.executor import Program, interpreted_steps
 from minispore.runtime.fuse import FusedGroup, partition
 from minispore.runtime.ir import Graph, Node, Var
 
+from fake_device import HOST_SHIMS, HostElementwiseKernel, elementwise_loop, fake_cupy_modules
 from graph_workloads import WORKLOADS
 
 NVCC = shutil.which("nvcc")
@@ -140,8 +145,8 @@ def test_the_walk_covers_every_elementwise_primitive_and_both_float_dtypes(walk)
 
 
 def test_workloads_give_fused_groups_of_many_shapes(all_sources):
-    chain = [s for s in all_sources.values() if "ms_tanh" in s.operation and "ms_log1p" in s.operation]
-    assert chain, "the 14-op chain is one kernel"
+    assert any("ms_tanh" in s.operation and "ms_log1p" in s.operation
+               for s in all_sources.values()), "the 14-op chain is one kernel"
     assert any(len(s.outputs) > 1 for s in all_sources.values())
     assert len(all_sources) > 100
 
@@ -154,7 +159,8 @@ def test_a_group_renders_to_typed_locals_with_inlined_constants():
     t, u = Var((2, 3), np.float32), Var((2, 3), np.float32)
     group = FusedGroup(nodes=[Node(REGISTRY["mul"], [x, half], {}, [t]),
                               Node(REGISTRY["tanh"], [t], {}, [u])],
-                       inputs=[x, half], outputs=[u], shape=(2, 3), float_dtype=np.dtype(np.float32))
+                       inputs=[x, half], outputs=[u], shape=(2, 3),
+                       float_dtype=np.dtype(np.float32))
     source = cuda_gpu.render_kernel(group)
     assert source.in_params == "float32 a0" and source.out_params == "float32 o0"
     assert source.operation == ("const float t0 = a0 * 0.5f;\n"
@@ -174,14 +180,16 @@ def test_templates_are_spelled_in_cpp(template, c):
     assert cuda_gpu.to_c(template, np.dtype(np.float32)) == c
 
 
-@pytest.mark.parametrize("template", ["{0} ** {1}", "{0} // {1}", "{0} % {1}", "{0} if {1} else {2}"])
+@pytest.mark.parametrize("template",
+                         ["{0} ** {1}", "{0} // {1}", "{0} % {1}", "{0} if {1} else {2}"])
 def test_python_syntax_without_a_c_spelling_is_refused(template):
     with pytest.raises(ValueError, match="CUDA_TEMPLATES"):
         cuda_gpu.to_c(template)
 
 
 @pytest.mark.parametrize("value, dtype, literal", [
-    (0.1, "float32", "0.1f"), (-2.5, "float64", "(-2.5)"), (np.inf, "float32", "__int_as_float(0x7f800000)"),
+    (0.1, "float32", "0.1f"), (-2.5, "float64", "(-2.5)"),
+    (np.inf, "float32", "__int_as_float(0x7f800000)"),
     (-np.inf, "float64", "(-__longlong_as_double(0x7ff0000000000000LL))"),
     (np.nan, "float32", "__int_as_float(0x7fc00000)"), (True, "bool", "true"),
     (-3, "int8", "static_cast<signed char>(-3LL)"), (3.4e38, "float32", "3.4e+38f"),
@@ -193,43 +201,19 @@ def test_constants_become_literals_of_their_exact_type(value, dtype, literal):
 
 # ***** one translation unit: nvcc for the device, g++ for a host run *****
 
-_HOST_SHIMS = r"""
-#include <math.h>
-#include <stdio.h>
-#include <string.h>
-#define __device__
-#define __forceinline__ inline
-static inline float __int_as_float(int i) { float f; memcpy(&f, &i, sizeof f); return f; }
-static inline double __longlong_as_double(long long i) { double d; memcpy(&d, &i, sizeof d); return d; }
-"""
-
-
-def _kernel(source, host):
-    """`source` in the loop cupy.ElementwiseKernel generates (each parameter bound to its
-    element by reference), as a __global__ kernel or a host function."""
-    params = [f"const {cuda_gpu.ctype(d)}* _raw_{n}" for d, n in source.inputs]
-    params += [f"{cuda_gpu.ctype(d)}* _raw_{n}" for d, n in source.outputs]
-    binds = [f"const {cuda_gpu.ctype(d)} &{n} = _raw_{n}[i];" for d, n in source.inputs]
-    binds += [f"{cuda_gpu.ctype(d)} &{n} = _raw_{n}[i];" for d, n in source.outputs]
-    head, loop = (
-        ("static void", "for (long long i = 0; i < n; ++i)") if host else
-        ('extern "C" __global__ void', "for (long long i = blockIdx.x * (long long)blockDim.x"
-         " + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x)"))
-    body = "\n".join("    " + line for line in binds + source.operation.splitlines())
-    return f"{head} {source.name}({', '.join(params + ['long long n'])}) {{\n  {loop} {{\n{body}\n  }}\n}}\n"
-
-
 def _compile(tmp_path, command, text, suffix):
     src = tmp_path / f"kernels{suffix}"
     src.write_text(text)
-    result = subprocess.run(command + [str(src)], capture_output=True, text=True, cwd=tmp_path)
+    result = subprocess.run(command + [str(src)], capture_output=True, text=True, cwd=tmp_path,
+                            check=False)
     assert result.returncode == 0, result.stderr[-6000:]
     return result
 
 
 @pytest.mark.skipif(NVCC is None, reason="nvcc not installed")
 def test_every_kernel_compiles_with_nvcc(all_sources, tmp_path):
-    text = cuda_gpu.PREAMBLE + "\n" + "\n".join(_kernel(s, host=False) for s in all_sources.values())
+    kernels = [elementwise_loop(s, host=False) for s in all_sources.values()]
+    text = cuda_gpu.PREAMBLE + "\n" + "\n".join(kernels)
     result = _compile(tmp_path, [NVCC, "--ptx", "-std=c++17", "-o", "kernels.ptx"], text, ".cu")
     ptx = (tmp_path / "kernels.ptx").read_text()
     assert all(f".entry {name}(" in ptx for name in all_sources), result.stderr
@@ -275,7 +259,8 @@ def _inputs(case):
 
 def _host_program(cases):
     """C++ running every case's kernel on its inputs (read from in.bin) into out.bin."""
-    lines = ["int main() {", '  FILE* in = fopen("in.bin", "rb"); FILE* out = fopen("out.bin", "wb");']
+    lines = ["int main() {", '  FILE* in = fopen("in.bin", "rb");',
+             '  FILE* out = fopen("out.bin", "wb");']
     for j, case in enumerate(cases):
         source = cuda_gpu.render_kernel(case.group)
         n = int(np.prod(case.group.shape))
@@ -292,8 +277,8 @@ def _host_program(cases):
             lines.append(f"  fwrite(v{j}_{k}, sizeof({c}), {n}, out);")
     lines += ["  fclose(in); fclose(out);", "  return 0;", "}"]
     kernels = {s.name: s for s in (cuda_gpu.render_kernel(c.group) for c in cases)}
-    return (_HOST_SHIMS + cuda_gpu.PREAMBLE + "\n"
-            + "\n".join(_kernel(s, host=True) for s in kernels.values()) + "\n".join(lines) + "\n")
+    functions = [elementwise_loop(s, host=True) for s in kernels.values()]
+    return HOST_SHIMS + cuda_gpu.PREAMBLE + "\n" + "\n".join(functions + lines) + "\n"
 
 
 @pytest.mark.skipif(GXX is None, reason="g++ not installed")
@@ -302,8 +287,8 @@ def test_kernel_semantics_match_numpy_on_the_host(walk, tmp_path):
     inputs = [_inputs(c) for c in cases]
     with open(tmp_path / "in.bin", "wb") as f:
         for case, arrays in zip(cases, inputs):
-            for a in arrays:
-                f.write(np.ascontiguousarray(np.broadcast_to(a, case.group.shape)).tobytes())
+            f.writelines(np.ascontiguousarray(np.broadcast_to(a, case.group.shape)).tobytes()
+                         for a in arrays)
     # -fwrapv: integer overflow wraps, as on the GPU and in numpy
     _compile(tmp_path, [GXX, "-std=c++17", "-O1", "-fwrapv", "-w", "-o", "run"],
              _host_program(cases), ".cpp")
@@ -325,7 +310,8 @@ def test_kernel_semantics_match_numpy_on_the_host(walk, tmp_path):
                 failures.append(f"{case}: inputs {[a.tolist() for a in arrays]}\n"
                                 f"  got  {got.tolist()}\n  want {w.tolist()}")
     assert offset == len(raw)
-    assert not failures, f"{len(failures)} of {len(cases)} cases differ:\n" + "\n".join(failures[:10])
+    assert not failures, (f"{len(failures)} of {len(cases)} cases differ:\n"
+                          + "\n".join(failures[:10]))
 
 
 def _agree(got, want, dtype):
@@ -366,3 +352,32 @@ def test_cuda_lowering_builds_no_kernel_before_its_first_call():
     (step,) = program.steps
     assert isinstance(step.fn, cuda_gpu.CudaGroupStep) and step.fn.kernel is None
     assert "const float t0 = ms_exp(a0);" in source
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    """device_target="GPU" on fake_device's CuPy: host arrays, kernels built with g++."""
+    for name, module in fake_cupy_modules().items():
+        monkeypatch.setitem(sys.modules, name, module)
+    monkeypatch.delenv("CUPY_CACHE_DIR", raising=False)
+    monkeypatch.setattr(cuda_gpu, "_kernels", {})
+    ms.set_context(device_target="GPU")
+    yield sys.modules["cupy"]
+    ms.set_context(device_target="CPU")
+
+
+@pytest.mark.skipif(GXX is None, reason="g++ not installed")
+def test_graph_programs_run_their_cuda_kernels_end_to_end(fake_gpu):
+    assert device.xp() is fake_gpu
+    assert os.environ["CUPY_CACHE_DIR"] == os.path.join(cache_dir.path(), "cupy")
+    builds = HostElementwiseKernel.builds
+    names = ("chain_forward", "chain_gradient", "mlp_sgd", "layer_norm_gelu")
+    on_gpu = {name: WORKLOADS[name](np.float32) for name in names}
+    assert len(cuda_gpu._kernels) >= 6  # each distinct kernel built once...
+    assert HostElementwiseKernel.builds - builds == len(cuda_gpu._kernels)
+    WORKLOADS["chain_gradient"](np.float32)
+    assert HostElementwiseKernel.builds - builds == len(cuda_gpu._kernels)  # ...and reused
+    ms.set_context(device_target="CPU")
+    for name in names:
+        for got, want in zip(on_gpu[name], WORKLOADS[name](np.float32)):
+            np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-6, err_msg=name)

@@ -1,11 +1,8 @@
-"""Device placement without a GPU: a fake array namespace that behaves like CuPy where it
-matters for placement (its arrays refuse implicit conversion to numpy, operations refuse host
-arrays, host values only through `.get()`), so any numpy call on tensor data, any host copy
-and any host array reaching an op fails or is counted. Eager and Graph mode run models on it
-and must give the CPU's values with host copies only where the user asks for values.
+"""Device placement without a GPU, on the fake device of fake_device.py (CuPy-like arrays:
+no implicit conversion to numpy, host arrays refused, transfers counted): any numpy call on
+tensor data, host copy or host array reaching an op fails or is counted. Eager and Graph mode
+run models on it and must give the CPU's values, copying only where the user asks for values.
 """
-import types
-
 import numpy as np
 import pytest
 
@@ -13,122 +10,8 @@ import minispore as ms
 from minispore import nn, ops
 from minispore.runtime import device
 
+from fake_device import DeviceArray, FakeNamespace, Transfers
 from graph_workloads import WORKLOADS
-
-
-class Transfers:
-    downloads = 0   # device -> host (.get())
-    uploads = 0     # host arrays -> device (array/asarray of a numpy array)
-
-
-class DeviceArray:
-    """A numpy array held 'on the device'."""
-
-    __slots__ = ("a",)
-    __array_ufunc__ = None  # numpy ufuncs refuse it (ndarray + DeviceArray: its __radd__)
-
-    def __init__(self, a):
-        self.a = a
-
-    def __array__(self, *args, **kwargs):
-        raise TypeError("implicit conversion of a device array to numpy (use .get())")
-
-    def __bool__(self):
-        raise TypeError("truth value of a device array read on the host")
-
-    __float__ = __int__ = __iter__ = __bool__
-
-    def get(self):
-        Transfers.downloads += 1
-        return self.a.copy()
-
-    def __getattr__(self, name):
-        if name.startswith("__"):  # __array_interface__ & co. would hand numpy the data
-            raise AttributeError(name)
-        return _on_device(getattr(self.a, name))
-
-    def __repr__(self):
-        return f"DeviceArray(shape={self.a.shape}, dtype={self.a.dtype})"
-
-    def __len__(self):
-        return len(self.a)
-
-    def __getitem__(self, index):
-        return _wrap(self.a[_unwrap(index)])
-
-    def __setitem__(self, index, value):
-        self.a[_unwrap(index)] = _unwrap(value)
-
-
-def _operator(name):
-    def op(self, *others):
-        result = getattr(self.a, name)(*_unwrap(others))
-        return self if name.startswith("__i") else _wrap(result)
-    return op
-
-
-for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or",
-              "xor", "lt", "le", "gt", "ge", "eq", "ne"):
-    for _form in ("__{}__", "__r{}__", "__i{}__"):
-        if hasattr(np.ndarray, _form.format(_name)):
-            setattr(DeviceArray, _form.format(_name), _operator(_form.format(_name)))
-for _name in ("__neg__", "__pos__", "__abs__", "__invert__"):
-    setattr(DeviceArray, _name, _operator(_name))
-
-
-def _unwrap(x):
-    if isinstance(x, DeviceArray):
-        return x.a
-    if isinstance(x, np.ndarray):
-        raise TypeError("a host numpy array reached a device operation")
-    if isinstance(x, (tuple, list)):
-        return type(x)(_unwrap(v) for v in x)
-    if isinstance(x, dict):
-        return {k: _unwrap(v) for k, v in x.items()}
-    return x
-
-
-def _wrap(x):
-    if isinstance(x, (np.ndarray, np.generic)):
-        return DeviceArray(np.asarray(x))  # reductions give device 0-d arrays, as CuPy's
-    if isinstance(x, (tuple, list)):
-        return type(x)(_wrap(v) for v in x)
-    return x
-
-
-def _on_device(attr):
-    if isinstance(attr, types.ModuleType):
-        return FakeNamespace(attr)
-    if isinstance(attr, type) or not callable(attr):
-        return _wrap(attr) if isinstance(attr, np.ndarray) else attr
-    return lambda *args, **kwargs: _wrap(attr(*_unwrap(args), **_unwrap(kwargs)))
-
-
-class FakeNamespace:
-    """numpy's API over DeviceArrays; array()/asarray() also upload host data."""
-
-    ndarray = DeviceArray
-
-    def __init__(self, module=np):
-        self.__name__ = "fake_device_" + module.__name__
-        self._module = module
-
-    def __getattr__(self, name):
-        return _on_device(getattr(self._module, name))
-
-    def asarray(self, x, dtype=None):
-        return self._upload(np.asarray, x, dtype)
-
-    def array(self, x, dtype=None, copy=True):
-        return self._upload(np.array, x, dtype)
-
-    @staticmethod
-    def _upload(make, x, dtype):
-        if isinstance(x, DeviceArray):
-            return DeviceArray(make(x.a, dtype=dtype))
-        if isinstance(x, np.ndarray) and x.ndim:
-            Transfers.uploads += 1
-        return DeviceArray(make(_unwrap(x) if not isinstance(x, np.ndarray) else x, dtype=dtype))
 
 
 @pytest.fixture
@@ -137,6 +20,7 @@ def fake_device(monkeypatch):
     fake = FakeNamespace()
     monkeypatch.setattr(device, "_xp", fake)
     monkeypatch.setattr(device, "current_xp", fake)
+    monkeypatch.setattr(device, "_scalars", {})
     Transfers.downloads = Transfers.uploads = 0
     return fake
 
@@ -199,8 +83,8 @@ def test_training_steps_move_no_array_between_host_and_device(jit, fake_device, 
 def test_eager_ops_indexing_and_printing_stay_on_the_device(fake_device, capsys):
     x = ms.Tensor(np.arange(12, dtype=np.float32).reshape(3, 4))
     y = ops.softmax(x * 0.5 - 1.0, axis=1)
-    picked = x[np.array([2, 0])]         # a numpy index moves to the device once
-    masked = x[x > 5.0]                  # a mask's positions are read on the host (data-dependent shape)
+    picked = x[np.array([2, 0])]  # a numpy index moves to the device once
+    masked = x[x > 5.0]           # a mask's positions are read on the host (data-dependent shape)
     top = ops.argmax(y, axis=1)
     assert isinstance(y._data, DeviceArray) and isinstance(picked._data, DeviceArray)
     assert isinstance(top._data, DeviceArray) and isinstance(masked._data, DeviceArray)

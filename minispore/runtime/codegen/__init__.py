@@ -9,7 +9,8 @@ from ..fuse import FusedGroup, partition
 
 
 def fusion_enabled():
-    return os.environ.get("MINISPORE_FUSION", "1") != "0" and device.xp().__name__ in ("numpy", "cupy")
+    return (os.environ.get("MINISPORE_FUSION", "1") != "0"
+            and device.xp().__name__ in ("numpy", "cupy"))
 
 
 def lower(graph):
@@ -34,8 +35,9 @@ def lower_groups(graph, lower_group):
             if isinstance(item, FusedGroup):
                 step = lower_group(item)
                 sources.append(step.source)
-                yield (step, item.inputs, item.outputs, {}, True, f"fused kernel ({len(item.nodes)} ops: "
-                       + ", ".join(n.prim.name for n in item.nodes) + ")", item.nodes[0].loc)
+                label = (f"fused kernel ({len(item.nodes)} ops: "
+                         + ", ".join(n.prim.name for n in item.nodes) + ")")
+                yield (step, item.inputs, item.outputs, {}, True, label, item.nodes[0].loc)
             else:
                 yield (item.prim.impl, item.inputs, item.outputs, item.attrs,
                        item.prim.multiple_results, f"ops.{item.prim.name}", item.loc)

@@ -131,13 +131,23 @@ __device__ __forceinline__ double ms_abs(double x) { return fabs(x); }
 template <typename T> __device__ __forceinline__ T ms_abs(T x) { return x < T(0) ? T(-x) : x; }
 
 // nan, +0 and -0 are their own sign
-__device__ __forceinline__ float ms_sign(float x) { return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : x); }
-__device__ __forceinline__ double ms_sign(double x) { return x > 0.0 ? 1.0 : (x < 0.0 ? -1.0 : x); }
-template <typename T> __device__ __forceinline__ T ms_sign(T x) { return T((T(0) < x) - (x < T(0))); }
+__device__ __forceinline__ float ms_sign(float x) {
+  return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : x);
+}
+__device__ __forceinline__ double ms_sign(double x) {
+  return x > 0.0 ? 1.0 : (x < 0.0 ? -1.0 : x);
+}
+template <typename T> __device__ __forceinline__ T ms_sign(T x) {
+  return T((T(0) < x) - (x < T(0)));
+}
 
 // numpy's maximum/minimum: a nan in either operand wins
-template <typename T> __device__ __forceinline__ T ms_max(T a, T b) { return (a >= b || a != a) ? a : b; }
-template <typename T> __device__ __forceinline__ T ms_min(T a, T b) { return (a <= b || a != a) ? a : b; }
+template <typename T> __device__ __forceinline__ T ms_max(T a, T b) {
+  return (a >= b || a != a) ? a : b;
+}
+template <typename T> __device__ __forceinline__ T ms_min(T a, T b) {
+  return (a <= b || a != a) ? a : b;
+}
 
 // the usual arithmetic conversions of a ? b : c (the type of a prvalue: never a reference)
 template <typename A, typename B>
@@ -239,12 +249,12 @@ def _is_inlined(v):
 def render_kernel(group):
     """The CUDA source of a FusedGroup's kernel."""
     names, inputs, body = {}, [], []
-    for k, v in enumerate(group.inputs):
+    for v in group.inputs:
         if _is_inlined(v):
             names[v.id] = c_literal(v.const, v.dtype)
         else:
-            names[v.id] = f"a{k}"
-            inputs.append((v.dtype.name, f"a{k}"))
+            names[v.id] = f"a{len(inputs)}"
+            inputs.append((v.dtype.name, names[v.id]))
     for j, node in enumerate(group.nodes):
         template = to_c(CUDA_TEMPLATES.get(node.prim.name, node.prim.expr), group.float_dtype)
         cast = node.attrs.get("dtype")

@@ -1,0 +1,258 @@
+"""A stand-in GPU for tests on machines without one.
+
+`FakeNamespace` is numpy's API over `DeviceArray`s, which behave like CuPy arrays where it
+matters for placement: no implicit conversion to numpy (`np.asarray` raises), operations refuse
+host arrays, host values only through `.get()` (or bool()/float()/int(), which copy). Transfers
+are counted, so a test can assert that a training step copies nothing between host and device.
+
+`fake_cupy_modules()` adds what minispore's GPU path uses of CuPy itself: `cuda.runtime`, `ndarray`
+and an `ElementwiseKernel` that builds the kernel's C++ for the host with g++ (through the
+same loop CuPy generates, `elementwise_loop`) and runs it with ctypes, so Graph-mode
+programs run their generated CUDA kernels end to end.
+"""
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import types
+
+import numpy as np
+
+from minispore.runtime.codegen import cuda_gpu
+
+
+class Transfers:
+    downloads = 0   # device -> host (.get())
+    uploads = 0     # host data -> device (array/asarray of anything not on the device)
+
+
+class DeviceArray:
+    """A numpy array held 'on the device'."""
+
+    __slots__ = ("a",)
+    __array_ufunc__ = None  # numpy ufuncs refuse it (ndarray + DeviceArray: its __radd__)
+
+    def __init__(self, a):
+        self.a = a
+
+    def __array__(self, *args, **kwargs):
+        raise TypeError("implicit conversion of a device array to numpy (use .get())")
+
+    # a value read on the host: allowed (CuPy copies it), counted as a download
+    def __bool__(self):
+        return bool(self.get())
+
+    def __float__(self):
+        return float(self.get())
+
+    def __int__(self):
+        return int(self.get())
+
+    def __iter__(self):  # rows, still on the device (as CuPy iterates)
+        return (DeviceArray(row) for row in self.a)
+
+    def get(self):
+        Transfers.downloads += 1
+        return self.a.copy()
+
+    def __getattr__(self, name):
+        if name.startswith("__"):  # __array_interface__ & co. would hand numpy the data
+            raise AttributeError(name)
+        return _on_device(getattr(self.a, name))
+
+    def __repr__(self):
+        return f"DeviceArray(shape={self.a.shape}, dtype={self.a.dtype})"
+
+    def __len__(self):
+        return len(self.a)
+
+    def __getitem__(self, index):
+        return _wrap(self.a[_unwrap(index)])
+
+    def __setitem__(self, index, value):
+        self.a[_unwrap(index)] = _unwrap(value)
+
+
+def _operator(name):
+    def op(self, *others):
+        result = getattr(self.a, name)(*_unwrap(others))
+        return self if name.startswith("__i") else _wrap(result)
+    return op
+
+
+for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or",
+              "xor", "lt", "le", "gt", "ge", "eq", "ne"):
+    for _form in ("__{}__", "__r{}__", "__i{}__"):
+        if hasattr(np.ndarray, _form.format(_name)):
+            setattr(DeviceArray, _form.format(_name), _operator(_form.format(_name)))
+for _name in ("__neg__", "__pos__", "__abs__", "__invert__"):
+    setattr(DeviceArray, _name, _operator(_name))
+
+
+def _unwrap(x):
+    if isinstance(x, DeviceArray):
+        return x.a
+    if isinstance(x, np.ndarray):
+        raise TypeError("a host numpy array reached a device operation")
+    if isinstance(x, (tuple, list)):
+        return type(x)(_unwrap(v) for v in x)
+    if isinstance(x, dict):
+        return {k: _unwrap(v) for k, v in x.items()}
+    return x
+
+
+def _wrap(x):
+    if isinstance(x, (np.ndarray, np.generic)):
+        return DeviceArray(np.asarray(x))  # reductions give device 0-d arrays, as CuPy's
+    if isinstance(x, (tuple, list)):
+        return type(x)(_wrap(v) for v in x)
+    return x
+
+
+def _on_device(attr):
+    if isinstance(attr, types.ModuleType):
+        return FakeNamespace(attr)
+    if isinstance(attr, type) or not callable(attr):
+        return _wrap(attr) if isinstance(attr, np.ndarray) else attr
+    return DeviceFunction(attr)
+
+
+class DeviceFunction:
+    """A numpy function (or ufunc, with its .at/.reduce...) on DeviceArrays."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, *args, **kwargs):
+        return _wrap(self.fn(*_unwrap(args), **_unwrap(kwargs)))
+
+    def __getattr__(self, name):
+        return _on_device(getattr(self.fn, name))
+
+
+class FakeNamespace:
+    """numpy's API over DeviceArrays; array()/asarray() also upload host data."""
+
+    ndarray = DeviceArray
+
+    def __init__(self, module=np, name=None):
+        self.__name__ = name or "fake_device_" + module.__name__
+        self._module = module
+
+    def __getattr__(self, name):
+        return _on_device(getattr(self._module, name))
+
+    def asarray(self, x, dtype=None):
+        return self._upload(np.asarray, x, dtype)
+
+    def array(self, x, dtype=None, copy=True):
+        return self._upload(np.array, x, dtype)
+
+    @staticmethod
+    def _upload(make, x, dtype):
+        if isinstance(x, DeviceArray):
+            return DeviceArray(make(x.a, dtype=dtype))
+        Transfers.uploads += 1
+        return DeviceArray(make(_unwrap(x) if not isinstance(x, np.ndarray) else x, dtype=dtype))
+
+
+# ***** CuPy's elementwise kernels, built for the host *****
+
+HOST_SHIMS = r"""
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#define __device__
+#define __forceinline__ inline
+static inline float __int_as_float(int i) { float f; memcpy(&f, &i, sizeof f); return f; }
+static inline double __longlong_as_double(long long i) {
+  double d; memcpy(&d, &i, sizeof d); return d;
+}
+"""
+
+
+def elementwise_loop(source, host):
+    """A cuda_gpu.KernelSource in the loop cupy.ElementwiseKernel generates (each parameter
+    bound to its element by reference), as a __global__ kernel or a host function."""
+    ctype = cuda_gpu.ctype
+    params = [f"const {ctype(d)}* _raw_{n}" for d, n in source.inputs]
+    params += [f"{ctype(d)}* _raw_{n}" for d, n in source.outputs]
+    binds = [f"const {ctype(d)} &{n} = _raw_{n}[i];" for d, n in source.inputs]
+    binds += [f"{ctype(d)} &{n} = _raw_{n}[i];" for d, n in source.outputs]
+    head, loop = (
+        ('extern "C" void', "for (long long i = 0; i < n; ++i)") if host else
+        ('extern "C" __global__ void', ("for (long long i = blockIdx.x * (long long)blockDim.x"
+                                         " + threadIdx.x; i < n;"
+                                         " i += (long long)blockDim.x * gridDim.x)")))
+    body = "\n".join("    " + line for line in binds + source.operation.splitlines())
+    signature = f"{head} {source.name}({', '.join(params + ['long long n'])})"
+    return f"{signature} {{\n  {loop} {{\n{body}\n  }}\n}}\n"
+
+
+def _params(text):
+    return tuple(tuple(p.split()) for p in text.split(",")) if text.strip() else ()
+
+
+class HostElementwiseKernel:
+    """cupy.ElementwiseKernel(in_params, out_params, operation, name, preamble=...) for
+    DeviceArrays: inputs broadcast to the given outputs' shape, the operation compiled with
+    g++ on first call (the numeric semantics of the CUDA source, with the host's libm)."""
+
+    builds = 0
+
+    def __init__(self, in_params, out_params, operation, name, preamble=""):
+        self.source = cuda_gpu.KernelSource(name, _params(in_params), _params(out_params),
+                                            operation)
+        self.preamble = preamble
+        self.function = None
+
+    def _build(self):
+        text = HOST_SHIMS + self.preamble + "\n" + elementwise_loop(self.source, host=True)
+        directory = tempfile.mkdtemp(prefix="minispore-host-kernel-")
+        try:
+            src = os.path.join(directory, "kernel.cpp")
+            lib = os.path.join(directory, f"k{hashlib.sha1(text.encode()).hexdigest()[:8]}.so")
+            with open(src, "w") as f:
+                f.write(text)
+            subprocess.run(["g++", "-std=c++17", "-O1", "-fwrapv", "-w", "-shared", "-fPIC", "-o",
+                            lib, src], check=True, capture_output=True, text=True)
+            function = getattr(ctypes.CDLL(lib), self.source.name)
+        finally:
+            shutil.rmtree(directory, ignore_errors=True)  # the loaded library stays mapped
+        HostElementwiseKernel.builds += 1
+        return function
+
+    def __call__(self, *args):
+        if self.function is None:
+            self.function = self._build()
+        n_in = len(self.source.inputs)
+        ins, outs = args[:n_in], args[n_in:]
+        assert len(outs) == len(self.source.outputs), "outputs are always given"
+        shape = outs[0].a.shape
+        buffers = [np.ascontiguousarray(np.broadcast_to(_unwrap(a), shape), dtype=d)
+                   for a, (d, _) in zip(ins, self.source.inputs)]
+        results = [np.empty(shape, d) for d, _ in self.source.outputs]
+        pointers = [ctypes.c_void_p(b.ctypes.data) for b in buffers + results]
+        self.function(*pointers, ctypes.c_longlong(int(np.prod(shape))))
+        for out, result in zip(outs, results):
+            out.a[...] = result
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def fake_cupy_modules():
+    """{module name: module-like object} to put in sys.modules: `cupy` (what minispore's GPU
+    path uses of it) and `cupyx.scipy.special` (erf)."""
+    import scipy.special
+
+    cupy = FakeNamespace(np, name="cupy")
+    cupy.cuda = types.SimpleNamespace(runtime=types.SimpleNamespace(getDeviceCount=lambda: 1))
+    cupy.ElementwiseKernel = HostElementwiseKernel
+    modules = {"cupy": cupy}
+    for name in ("cupyx", "cupyx.scipy", "cupyx.scipy.special"):
+        modules[name] = types.ModuleType(name)
+    modules["cupyx"].scipy = modules["cupyx.scipy"]
+    modules["cupyx.scipy"].special = modules["cupyx.scipy.special"]
+    modules["cupyx.scipy.special"].erf = DeviceFunction(scipy.special.erf)
+    return modules
