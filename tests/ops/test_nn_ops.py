@@ -232,11 +232,14 @@ def test_max_pool2d_overlapping_windows_accumulate():
     np.testing.assert_array_equal(g, [[[[0.0, 2.0, 0.0, 0.0]]]])
 
 
-def test_max_pool2d_gather_is_adjoint_of_grad():
-    x, d, g = randn(2, 2, 5, 5), randn(2, 2, 3, 4), randn(2, 2, 5, 5)
-    attrs = dict(kernel_size=(2, 2), stride=(2, 1), padding=(0, 1, 0, 0), dilation=(1, 1))
-    scattered = nn_ops.max_pool2d_grad(T(x), T(d), **attrs).asnumpy()
-    gathered = nn_ops.max_pool2d_gather(T(x), T(g), **attrs).asnumpy()
+@pytest.mark.parametrize("stride", [(2, 1), (2, 2)])  # (2, 2): windows tile the input
+def test_max_pool2d_gather_is_adjoint_of_grad(stride):
+    x, g = randn(2, 2, 6, 6), randn(2, 2, 6, 6)
+    attrs = dict(kernel_size=(2, 2), stride=stride, padding=(0, 0, 0, 0), dilation=(1, 1))
+    _, index = nn_ops.max_pool2d_p(T(x), **attrs)
+    d = randn(*index.shape)
+    scattered = nn_ops.max_pool2d_grad(index, T(d), input_size=(6, 6), **attrs).asnumpy()
+    gathered = nn_ops.max_pool2d_gather(index, T(g), **attrs).asnumpy()
     assert np.isclose((scattered * g).sum(), (d * gathered).sum())
 
 
@@ -255,6 +258,109 @@ def test_max_pool2d_errors():
     assert "ops.max_pool2d" in str(info.value)
     with pytest.raises(OpError, match="does not fit"):
         ops.max_pool2d(T(randn(1, 1, 2, 2)), 3)
+
+
+# (kernel, stride, pads, dilation) of the max_pool2d primitive: tiled windows take the fast
+# path (reshapes, no window scan in the backward), the others the general one
+ROUTE_CASES = [
+    ((2, 2), (2, 2), (0, 0, 0, 0), (1, 1)),  # tiled
+    ((3, 2), (3, 2), (0, 0, 0, 0), (1, 1)),  # tiled, non-square
+    ((2, 2), (2, 2), (0, 1, 0, 0), (1, 1)),  # ceil_mode-like padding: general
+    ((3, 3), (1, 2), (1, 1, 1, 1), (1, 1)),  # overlapping: general
+    ((2, 2), (1, 1), (0, 0, 0, 0), (2, 1)),  # dilated: general
+]
+
+
+def first_max_reference(x, d, kernel, stride, pads, dilation):
+    """(pooled values, kernel offset of each window's first maximum, d routed to it)."""
+    xp = pad4(x, pads, -np.inf)
+    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
+    ho, wo = d.shape[2:]
+    values, index = np.zeros(d.shape), np.zeros(d.shape, np.int64)
+    grad = np.zeros(xp.shape)
+    for n, c, i, j in np.ndindex(d.shape):
+        rows, cols = i * sh + dh * np.arange(kh), j * sw + dw * np.arange(kw)
+        k = int(np.argmax(xp[n, c][np.ix_(rows, cols)]))  # np.argmax: the first maximum
+        values[n, c, i, j], index[n, c, i, j] = xp[n, c, rows[k // kw], cols[k % kw]], k
+        grad[n, c, rows[k // kw], cols[k % kw]] += d[n, c, i, j]
+    t, _, l, _ = pads
+    return values, index, grad[:, :, t:t + x.shape[2], l:l + x.shape[3]]
+
+
+def _pool_attrs(kernel, stride, pads, dilation):
+    return dict(kernel_size=kernel, stride=stride, padding=pads, dilation=dilation)
+
+
+@pytest.mark.parametrize("kernel, stride, pads, dilation", ROUTE_CASES)
+def test_max_pool2d_index_and_gradient_follow_the_first_maximum(kernel, stride, pads,
+                                                                dilation, mode):
+    x = RNG.integers(0, 3, (2, 3, 6, 8)).astype(np.float32)  # many ties
+    attrs = _pool_attrs(kernel, stride, pads, dilation)
+    values, index = run_in_mode(lambda x: nn_ops.max_pool2d_p(x, **attrs), mode, T(x))
+    d = randn(*values.shape).astype(np.float32)
+    want_values, want_index, want_grad = first_max_reference(x, d, kernel, stride, pads,
+                                                             dilation)
+    assert index.dtype == ms.int8
+    np.testing.assert_array_equal(values.asnumpy(), want_values)
+    np.testing.assert_array_equal(index.asnumpy(), want_index)
+    grad = ms.grad(lambda x: ops.sum(nn_ops.max_pool2d_p(x, **attrs)[0] * T(d)))
+    np.testing.assert_allclose(run_in_mode(grad, mode, T(x)).asnumpy(), want_grad, rtol=1e-5,
+                               atol=1e-6)
+
+
+@pytest.mark.parametrize("kernel, stride, pads, dilation", ROUTE_CASES[::3])
+def test_max_pool2d_grad_keeps_a_non_finite_dout_at_the_maximum(kernel, stride, pads,
+                                                                dilation):
+    x = randn(1, 2, 6, 8)
+    attrs = _pool_attrs(kernel, stride, pads, dilation)
+    _, index = nn_ops.max_pool2d_p(T(x), **attrs)
+    d = randn(*index.shape)
+    d[0, 0, 0, 0], d[0, 1, 1, 1] = np.inf, np.nan
+    grad = nn_ops.max_pool2d_grad(index, T(d), input_size=(6, 8), **attrs).asnumpy()
+    # inf and nan reach only their window's maximum (a product with the mask would put
+    # inf * 0 = nan on the rest of the window)
+    np.testing.assert_allclose(grad, first_max_reference(x, d, kernel, stride, pads,
+                                                         dilation)[2], rtol=1e-12)
+
+
+def test_max_pool2d_grad_and_gather_reject_a_bad_index():
+    attrs = _pool_attrs((2, 2), (2, 2), (0, 0, 0, 0), (1, 1))
+    with pytest.raises(OpError, match="integer") as info:
+        nn_ops.max_pool2d_grad(T(np.zeros((1, 1, 2, 2))), T(randn(1, 1, 2, 2)),
+                               input_size=(4, 4), **attrs)
+    assert "ops.max_pool2d_grad" in str(info.value)
+    with pytest.raises(OpError, match="pooled shape") as info:
+        nn_ops.max_pool2d_gather(T(np.zeros((1, 1, 3, 2), np.int8)), T(randn(1, 1, 4, 4)),
+                                 **attrs)
+    assert "ops.max_pool2d_gather" in str(info.value)
+
+
+def test_max_pool2d_and_conv2d_take_an_empty_batch():
+    x, w = T(np.zeros((0, 2, 8, 8), np.float32)), T(np.ones((3, 2, 3, 3), np.float32))
+    assert ops.max_pool2d(ops.conv2d(x, w), 2).shape == (0, 3, 3, 3)
+    gw = ms.grad(lambda w: ops.sum(ops.max_pool2d(ops.conv2d(x, w, pad_mode="same"), 2)))(w)
+    np.testing.assert_array_equal(gw.asnumpy(), np.zeros((3, 2, 3, 3), np.float32))
+
+
+def test_conv2d_family_on_lenet_shapes_in_float32():
+    # the layout tricks (shifted copies, views of them fed to matmul) at realistic sizes, and
+    # an input that is not contiguous
+    x = np.ascontiguousarray(randn(12, 12, 6, 4).astype(np.float32)).transpose(3, 2, 1, 0)
+    w, d = randn(16, 6, 5, 5).astype(np.float32), randn(4, 16, 8, 8).astype(np.float32)
+    attrs = dict(stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1)
+    x64, w64, d64 = (a.astype(np.float64) for a in (x, w, d))
+    windows = np.lib.stride_tricks.sliding_window_view(x64, (5, 5), axis=(2, 3))
+    np.testing.assert_allclose(nn_ops.conv2d_p.impl(np, x, w, **attrs),
+                               np.einsum("nchwij,ocij->nohw", windows, w64), rtol=1e-4,
+                               atol=1e-4)
+    np.testing.assert_allclose(
+        nn_ops.conv2d_filter_grad.impl(np, x, d, kernel_size=(5, 5), **attrs),
+        np.einsum("nchwij,nohw->ocij", windows, d64), rtol=1e-4, atol=1e-3)
+    full = np.lib.stride_tricks.sliding_window_view(pad4(d64, (4, 4, 4, 4)), (5, 5),
+                                                    axis=(2, 3))
+    np.testing.assert_allclose(
+        nn_ops.conv2d_input_grad.impl(np, d, w, input_size=(12, 12), **attrs),
+        np.einsum("nohwij,ocij->nchw", full, w64[:, :, ::-1, ::-1]), rtol=1e-4, atol=1e-4)
 
 
 # ***** average pooling *****
