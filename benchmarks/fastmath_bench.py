@@ -7,8 +7,12 @@ For each function: one numba kernel ``out[i] = f(x[i])`` using the fastmath prea
 minispore.runtime.codegen.fastmath exactly as the code generator does: preamble pasted into a
 generated module file), the numpy ufunc (scipy.special.expit / erf for sigmoid / erf), and the
 same numba loop calling libm through ``math.*`` / ``np.*``. Prints the median time per call
-(single thread) and the speed-up of fastmath over numpy and over numba+libm.
-``--asm`` also reports whether the compiled fastmath loops use packed zmm/ymm instructions.
+(single thread) and the speed-up of fastmath over numpy and over numba+libm. The last row,
+``ew_chain``, is workload 2's 14-op chain ``tanh(x/2 + 0.1) sigmoid(x) + exp(-x^2) - 0.3x^2 +
+log1p(|x|)`` fused into one kernel over the preamble (what the graph code generator emits), against
+numpy ops and the same fused loop over libm. A small ``--n`` (e.g. 32768) keeps the data in cache
+and shows compute alone. ``--asm`` also reports whether the compiled fastmath loops use packed
+zmm/ymm instructions.
 """
 from __future__ import annotations
 
@@ -42,26 +46,44 @@ RANGES = {"exp": (-80.0, 80.0), "log": (1e-3, 1e3), "log1p": (-0.9, 100.0), "exp
 NUMPY = {"exp": np.exp, "log": np.log, "log1p": np.log1p, "expm1": np.expm1, "tanh": np.tanh,
          "sigmoid": sps.expit, "erf": sps.erf, "sin": np.sin, "cos": np.cos}
 
+CHAIN = "ew_chain"
+RANGES[CHAIN] = (-4.0, 4.0)
+
+
+def _numpy_chain(x, out):
+    xx = x * x
+    np.add(np.tanh(x * 0.5 + 0.1) * sps.expit(x) + np.exp(-xx) - 0.3 * xx, np.log1p(np.abs(x)),
+           out=out)
+
+
+NUMPY[CHAIN] = _numpy_chain
+
 # numba + libm: what a kernel gets from math.* (scalar calls; no SVML in pip llvmlite).
 LIBM_EXPR = {"exp": "math.exp(v)", "log": "math.log(v)", "log1p": "math.log1p(v)",
              "expm1": "math.expm1(v)", "tanh": "math.tanh(v)",
              "sigmoid": "one / (one + math.exp(-v))", "erf": "math.erf(v)", "sin": "math.sin(v)",
-             "cos": "math.cos(v)"}
+             "cos": "math.cos(v)",
+             CHAIN: "math.tanh(v * half + c01) * (one / (one + math.exp(-v))) + math.exp(-(v * v))"
+                    " - c03 * (v * v) + math.log1p(abs(v))"}
+FASTMATH_EXPR = {name: f"{name}(v)" for name in LIBM_EXPR}
+FASTMATH_EXPR[CHAIN] = ("tanh(v * half + c01) * sigmoid(v) + exp(-(v * v)) - c03 * (v * v)"
+                        " + log1p(abs(v))")
 
 
 def _module_source(dtype: str) -> str:
     src = ["import math", "import numpy as np", "import numba", fastmath.preamble(dtype)]
-    for name in fastmath.FUNCTIONS:
+    src.append(f"one, half, c01, c03 = (np.{dtype}(c) for c in (1.0, 0.5, 0.1, 0.3))")
+    for name in fastmath.FUNCTIONS + (CHAIN,):
         src.append(f'''
 @numba.njit(fastmath=FASTMATH_FLAGS, error_model="numpy", cache=True)
 def fm_{name}(x, out):
     for i in range(x.shape[0]):
-        out[i] = {name}(x[i])
+        v = x[i]
+        out[i] = {FASTMATH_EXPR[name]}
 
 
 @numba.njit(fastmath=FASTMATH_FLAGS, error_model="numpy", cache=True)
 def libm_{name}(x, out):
-    one = np.{dtype}(1.0)
     for i in range(x.shape[0]):
         v = x[i]
         out[i] = {LIBM_EXPR[name]}
@@ -119,7 +141,7 @@ def main() -> None:
               f"NUMBA_NUM_THREADS={os.environ['NUMBA_NUM_THREADS']}")
         print(f"{'function':9s} {'fastmath':>10s} {'numpy':>10s} {'numba+libm':>11s}"
               f" {'vs numpy':>9s} {'vs libm':>8s}" + ("  vector" if args.asm else ""))
-        for name in fastmath.FUNCTIONS:
+        for name in fastmath.FUNCTIONS + (CHAIN,):
             lo, hi = RANGES[name]
             x = rng.uniform(lo, hi, args.n).astype(args.dtype)
             out = np.empty_like(x)

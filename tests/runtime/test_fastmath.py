@@ -201,7 +201,21 @@ def test_saturation_and_special_cases(kernels, dtype):
         assert run(name, tiny)[0] == expected, name
     # results in the subnormal range are produced, not flushed to 0
     x = np.log(np.finfo(dt).tiny) - 5
-    assert 0 < run("exp", x)[0] < np.finfo(dt).tiny
+    for name in ("exp", "sigmoid"):
+        assert 0 < run(name, x)[0] < np.finfo(dt).tiny, name
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["tanh", "erf"])
+def test_odd_functions_are_exactly_odd(kernels, name, dtype):
+    """f(-x) == -f(x) bit for bit over the whole sweep (both are built on |x| and the sign)."""
+    x = _inputs(name, dtype)
+    x = x[~np.isnan(x)]
+    kernel = getattr(kernels[dtype], f"k_{name}")
+    pos, neg = np.empty_like(x), np.empty_like(x)
+    kernel(x, pos)
+    kernel(-x, neg)
+    np.testing.assert_array_equal(neg, -pos)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -220,18 +234,23 @@ def test_expression_template_kernel(kernels, dtype):
 
 @pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"),
                     reason="checks x86 assembly")
+@pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", fastmath.FUNCTIONS)
-def test_float32_kernels_vectorise_without_float64(kernels, name):
-    """Every float32 kernel is SIMD-vectorised and never promotes to float64 (a stray float64
-    constant would show up as cvtss2sd / cvtps2pd and halve the vector width). sin/cos are the
-    documented exception: their argument reduction runs in float64 on purpose."""
-    kernel = getattr(kernels["float32"], f"k_{name}")
-    x = np.linspace(-1, 1, 64, dtype=np.float32)
+def test_kernels_vectorise_without_calls_or_float64(kernels, name, dtype):
+    """Every kernel is SIMD-vectorised, calls nothing (a libm call would stop vectorisation), and
+    a float32 kernel never promotes to float64 (a stray float64 constant would show up as
+    cvtss2sd / cvtps2pd and halve the vector width). sin/cos are the documented exception: their
+    float32 argument reduction runs in float64 on purpose."""
+    kernel = getattr(kernels[dtype], f"k_{name}")
+    x = np.linspace(-1, 1, 64, dtype=dtype)
     kernel(x, np.empty_like(x))
     asm = kernel.inspect_asm(kernel.signatures[0])
-    assert re.search(r"\bv?(mul|fmadd\d*|add)ps\b", asm), f"{name}: no packed float32 arithmetic"
-    if name not in ("sin", "cos"):
-        assert not re.search(r"cvt(ss2sd|sd2ss|ps2pd|pd2ps)", asm), f"{name}: float64 promotion"
+    body = asm.split(".Lfunc_end0")[0]   # the kernel itself, before numba's CPython wrapper
+    packed = "ps" if dtype == "float32" else "pd"
+    assert re.search(rf"\bv?(mul|fmadd\d*|add){packed}\b", body), f"{name}: not vectorised"
+    assert not re.search(r"\bcall", body), f"{name}: the kernel calls a function"
+    if dtype == "float32" and name not in ("sin", "cos"):
+        assert not re.search(r"cvt(ss2sd|sd2ss|ps2pd|pd2ps)", body), f"{name}: float64 promotion"
 
 
 def test_api_contract():

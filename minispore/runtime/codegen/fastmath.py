@@ -6,9 +6,13 @@ pip's llvmlite has no SVML, so inside a numba kernel ``np.exp`` / ``math.tanh`` 
 become calls into scalar libm: a fused elementwise loop over transcendental math then runs 5-10x
 slower than numpy's own SIMD ufuncs. The functions here are plain arithmetic (minimax
 polynomials, Cody-Waite range reduction, exponent-field bit tricks, selects) that LLVM inlines and
-auto-vectorises: 7-60x faster than numba + libm, 0.7-1.7x numpy's SIMD ufuncs (float32 ``exp``
-~1.7x ``np.exp``; 10-50x scipy's ``expit``/``erf`` and numpy's float64 sin/cos), and they fuse into
-a kernel with no temporaries (``benchmarks/fastmath_bench.py``, AVX-512, one thread).
+auto-vectorises: 8-50x faster than numba + libm, 0.7-2x numpy's SIMD ufuncs (float32 ``exp`` ~2x
+``np.exp``, log/log1p/expm1/tanh ~1.25x, sin/cos 0.7x; 10-30x scipy's ``expit``/``erf`` and numpy's
+float64 sin/cos), and they fuse into a kernel with no temporaries: workload 2's 14-op chain runs
+in one pass 6-10x faster than through numpy (``benchmarks/fastmath_bench.py``, AVX-512, one
+thread). A vector select computes both of its branches, so where possible one formula covers
+the whole range (exp, expm1, tanh, sigmoid); erf's two ranges and sin/cos's quadrants still pay
+for both.
 
 Contract
 --------
@@ -27,8 +31,8 @@ a generated, self-contained kernel module that already did ``import numpy as np`
   ``@numba.njit(fastmath=FASTMATH_FLAGS, error_model="numpy", cache=True)``.
 * private helpers prefixed ``_fm_`` / ``_FM_`` (kernels must not use those prefixes). The few
   things numba cannot express as scalar Python (float <-> int bitcasts to build ``2**n`` and split
-  exponent/mantissa, an nsz max/min) are tiny ``numba.extending.intrinsic`` functions
-  emitting llvmlite IR.
+  exponent/mantissa, an nsz max/min, LLVM's fmuladd and copysign) are tiny
+  ``numba.extending.intrinsic`` functions emitting llvmlite IR.
 
 One dtype per generated module: both preambles define the same names. Pass arguments of the
 preamble's dtype (cast first): other types compile, but may come back wider with this dtype's
@@ -53,16 +57,18 @@ Helpers use ``numba.njit(inline="always", fastmath=FASTMATH_FLAGS, error_model="
   delete the selects that implement numpy's special values (exp overflow to inf, log(0) = -inf,
   nan propagation, ...).
 * ``reassoc``: lets LLVM re-associate ``(x - n*C1) - n*C2`` into ``x - n*(C1+C2)`` and cancel
-  error-free transformations (the TwoSums in log1p and in the sin/cos reduction), destroying the
-  extra precision the range reductions depend on. The price: floating-point *reductions* (sums
+  error-free transformations (``(x/ln2 + SHIFT) - SHIFT``, which rounds ``n`` in exp, the
+  rounding-error term ``x - ((1 + x) - 1)`` of log1p, the TwoSums of the sin/cos reduction),
+  destroying what the range reductions depend on. The price: floating-point *reductions* (sums
   over a loop) do not vectorise under these flags; elementwise loops do.
 * ``afn`` / ``arcp``: these functions do not need them (results measured bit-identical with and
   without), and on the user arithmetic of the same kernel they would allow ``a / b`` ->
   ``a * (1/b)`` and approximate sqrt, drifting from numpy.
 
 Kept: ``contract`` (fused multiply-add: faster, and every algorithm here is exact or more accurate
-whether or not LLVM fuses; the bounds below hold with and without it) and ``nsz`` (treats -0.0
-like +0.0, so e.g. ``tanh(-0.0)`` may return +0.0 where numpy returns -0.0: equal as values).
+when LLVM fuses; the few places that need a product rounded once whatever the flags call
+``llvm.fmuladd`` directly) and ``nsz`` (treats -0.0 like +0.0, so e.g. ``tanh(-0.0)`` may return
++0.0 where numpy returns -0.0: equal as values).
 The helpers are inlined, so the *kernel's* flags are the ones that apply: a kernel may drop
 ``nsz``/``contract`` (its max/min and clamp intrinsics carry their own nsz), but must never add
 ``nnan``/``ninf``/``reassoc``/``fast`` (``fastmath=True`` breaks the special values).
@@ -81,13 +87,13 @@ the floats closest to the zeros of sin/cos. Measured maxima (float32 / float64):
 ========  ===============  ======================================================================
 function  max ulp          notes
 ========  ===============  ======================================================================
-exp       0.95 / 0.96      overflow -> inf, underflow -> 0 through correctly rounded subnormals
-log       0.78 / 0.78      log(0) = -inf, log(x<0) = nan, log(inf) = inf, subnormal inputs exact
-log1p     0.88 / 0.79      relative accuracy kept for tiny x; log1p(-1) = -inf, log1p(x<-1) = nan
-expm1     0.99 / 1.10      relative accuracy kept for tiny x; expm1(-inf) = -1
-tanh      1.24 / 1.28      saturates to exactly +-1
-sigmoid   2.10 / 2.08      1/(1+e) or e/(1+e), e = exp(-|x|): saturates to 0/1, never nan, keeps
-                           the tiny (even subnormal) results of very negative x
+exp       1.03 / 0.96      overflow -> inf, underflow -> 0 through correctly rounded subnormals
+log       0.91 / 0.78      log(0) = -inf, log(x<0) = nan, log(inf) = inf, subnormal inputs exact
+log1p     0.89 / 0.79      relative accuracy kept for tiny x; log1p(-1) = -inf, log1p(x<-1) = nan
+expm1     1.24 / 1.29      relative accuracy kept for tiny x; expm1(-inf) = -1
+tanh      1.83 / 2.03      saturates to exactly +-1; relative accuracy kept for tiny x
+sigmoid   2.10 / 2.08      saturates to 0/1, never nan, keeps the tiny (even subnormal) results
+                           of very negative x
 erf       0.93 / 1.00      saturates to exactly +-1 (float64 1.00: one subnormal unit near 0)
 sin, cos  0.78 / 0.76      for |x| <= SINCOS_LIMIT (2**24 / 2**27), including the arguments
                            closest to the zeros of sin/cos (the range reduction is exact there, so
@@ -95,28 +101,36 @@ sin, cos  0.78 / 0.76      for |x| <= SINCOS_LIMIT (2**24 / 2**27), including th
                            (numpy returns the exact value there; that would need Payne-Hanek)
 ========  ===============  ======================================================================
 
-Without FMA contraction the maxima move by at most 0.2 ulp (expm1 1.18, erf 1.09), still within
-the bounds.
+On a CPU without FMA (measured with ``NUMBA_CPU_NAME=nehalem``) the maxima move by at most 0.15
+ulp (log / log1p 1.06, expm1 1.37, tanh 2.09, erf 1.09), still within the bounds.
 
 nan propagates through every function.
 
 Algorithms and where the coefficients come from
 -----------------------------------------------
-Polynomial coefficients were fitted with a Remez exchange in 50-digit arithmetic (mpmath; tanh's
-by an equivalent weighted fit) for the stated form, interval and weight, then rounded to the
-target dtype. Degrees are float32 / float64.
+Polynomial coefficients are minimax fits (Remez exchange in 50-digit arithmetic with mpmath, or
+the equivalent linear program over a dense grid) for the stated form, interval and weight, then
+rounded to the target dtype. Degrees are float32 / float64.
 
-* exp: ``x = n ln2 + r``, ``|r| <= ln2/2``; ``exp(r) = 1 + r + r^2 P(r)`` (deg 5 / 10, relative
-  error); ``2**n`` applied as two exponent-field powers so subnormal results round once.
-* expm1: same reduction but ``n = floor(x/ln2)`` on ``[0, 1.5 ln2)`` (avoids a cancelling
-  ``2 (1 + p) - 1``); ``expm1(r) = r + r^2 P(r)`` on ``[-ln2/2, ln2]`` (deg 6 / 11), combined as
-  ``2**n ((1 - 2**-n) + p)`` (FreeBSD's trick, one rounding).
+* exp: ``x = n ln2 + r``, ``|r| <= ln2/2``, ``n = round(x/ln2)`` rounded by adding the "shifter"
+  ``1.5 * 2**mant`` (+ an offset), which leaves ``n + offset`` in the low mantissa bits: no float ->
+  int conversion, nan passes through. ``exp(r) = 1 + expm1(r)``, ``expm1(r) = r + r^2 P(r)``
+  (deg 4 / 10); ``2**n`` is applied as two exponent-field powers cut from those bits by shifts,
+  so subnormal results round once and too large ones overflow.
+* expm1: the same reduction and polynomial; ``expm1(x) = 2 (h (r + r^2 P) + (h - 1/2))`` with
+  ``h = 2**(n-1)`` (normal up to the overflow threshold), summed as
+  ``h r^2 P + (h r + (h - 1/2))``: the inner fused sum is exact for ``n = 1``, where
+  ``2 (1 + expm1(r)) - 1`` would cancel.
 * log: exponent/mantissa split with ``m in [sqrt(1/2), sqrt(2))``. float32:
-  ``log1p(f) = f - f^2/2 + f^3 P(f)`` (deg 8, relative); float64: fdlibm's
-  ``log1p(f) = f - hfsq + s (hfsq + z P(z))``, ``s = f / (2 + f)``, ``z = s^2`` (7 coefficients).
-* log1p: log of ``u = 1 + x`` plus the exact rounding error of ``u`` (TwoSum) divided by ``u``.
-* tanh: ``|x| < 0.625``: ``x + x^3 P(x^2)`` (5 / 11 coefficients, relative); else
-  ``1 - 2 / (exp(2|x|) + 1)``.
+  ``log1p(f) = f + f^2 P(f)`` (deg 8, ``P(0) = -1/2``, relative), plus ``k ln2`` in one FMA;
+  float64: fdlibm's ``log1p(f) = f - hfsq + s (hfsq + z P(z))``, ``s = f / (2 + f)``, ``z = s^2``
+  (7 coefficients).
+* log1p: log of ``u = 1 + x`` plus ``c / u``, ``c = x - (u - 1)`` the rounding error of ``u``.
+* tanh: one branch-free formula, ``tanh|x| = -e / (2 + e)`` with ``e = expm1(-2|x|)`` in
+  ``(-1, 0]`` (numerator and denominator each rounded once from the expm1 parts; neither cancels;
+  one rounded ln2 in the reduction), sign copied from x.
+* sigmoid: ``e / (1 + e)``, ``e = exp(x)`` with x clamped at SATURATE, evaluated as
+  ``y / (y + 2**-k)`` for ``e = y 2**k`` so that subnormal results round once.
 * erf: ``|x| < 0.9``: ``x + x Q(x^2)`` (deg 6 / 11, relative; writing ``2/sqrt(pi)`` as ``1 + Q(0)``
   keeps it exact); ``0.9 <= |x| <= 4 / 6``: ``1 - exp(-x^2) R``, ``R`` a polynomial in
   ``x - 2.4375`` (deg 9) / in ``1/(x + 2) - 0.234375`` (deg 12), absolute error of erf.
@@ -142,13 +156,14 @@ FASTMATH_FLAGS: set[str] = {"nsz", "contract"}
 SINCOS_LIMIT: dict[str, float] = {"float32": 2.0 ** 24, "float64": 2.0 ** 27}
 
 # Max error in ulps of the exact value (metric in the module docstring): the measured maxima
-# (docstring table) rounded up with a small margin. Asserted by tests/runtime/test_fastmath.py.
+# (docstring table, with or without FMA) rounded up with a small margin. Asserted by
+# tests/runtime/test_fastmath.py.
 ULP_BOUNDS: dict[tuple[str, str], float] = {
     ("exp", "float32"): 1.1, ("exp", "float64"): 1.1,
-    ("log", "float32"): 1.0, ("log", "float64"): 1.0,
-    ("log1p", "float32"): 1.0, ("log1p", "float64"): 1.0,
-    ("expm1", "float32"): 1.25, ("expm1", "float64"): 1.25,
-    ("tanh", "float32"): 1.5, ("tanh", "float64"): 1.5,
+    ("log", "float32"): 1.1, ("log", "float64"): 1.1,
+    ("log1p", "float32"): 1.1, ("log1p", "float64"): 1.1,
+    ("expm1", "float32"): 1.5, ("expm1", "float64"): 1.5,
+    ("tanh", "float32"): 2.25, ("tanh", "float64"): 2.25,
     ("sigmoid", "float32"): 2.5, ("sigmoid", "float64"): 2.5,
     ("erf", "float32"): 1.25, ("erf", "float64"): 1.25,
     ("sin", "float32"): 1.0, ("sin", "float64"): 1.0,
@@ -162,15 +177,13 @@ ULP_BOUNDS: dict[tuple[str, str], float] = {
 # --------------------------------------------------------------------------------------------
 _COEFS = {
     "float32": {
-        # exp(r) = 1 + r + r^2 P(r) on |r| <= ln2/2 (deg 5)
-        "EXP": (0.5, 0.1666666567325592, 0.041666463017463684, 0.008333398960530758,
-                0.001393379527144134, 0.0001983293186640367),
-        # expm1(r) = r + r^2 P(r) on [-ln2/2, ln2] (deg 6)
-        "EXPM1": (0.5, 0.1666666567325592, 0.041666705161333084, 0.008333451114594936,
-                  0.0013881855411455035, 0.0001980342494789511, 2.8360225769574754e-05),
-        "LOG1P": (0.3333333134651184, -0.24999989569187164, 0.20000723004341125,
-                  -0.16668486595153809, 0.14249350130558014, -0.12410391867160797,
-                  0.11667048931121826, -0.11579358577728271, 0.07144856452941895),
+        # expm1(r) = r + r^2 P(r) on |r| <= ln2/2 (deg 4, relative; exp(r) = 1 + expm1(r) too)
+        "EXPM1": (0.4999999701976776, 0.16666540503501892, 0.041667211800813675,
+                  0.008366897702217102, 0.0013882453786209226),
+        # log1p(f) = f + f^2 P(f) on [sqrt(1/2) - 1, sqrt(2) - 1] (deg 8, P(0) = -1/2)
+        "LOG1P": (-0.5, 0.3333333134651184, -0.250008225440979, 0.20001228153705597,
+                  -0.16623350977897644, 0.14201737940311432, -0.1316022127866745,
+                  0.12761752307415009, -0.07634613662958145),
         "ERF": (0.12837916612625122, -0.37612634897232056, 0.11283715069293976,
                 -0.02686050906777382, 0.00520385941490531, -0.0008175639668479562,
                 8.513105422025546e-05),
@@ -178,8 +191,6 @@ _COEFS = {
                  -0.008645188994705677, 0.002788132056593895, -0.0006986758089624345,
                  0.0002527032629586756, -0.00017603213200345635, -8.068862371146679e-05,
                  -3.578633550205268e-05),
-        "TANH": (-0.3333328068256378, 0.13331441581249237, -0.05373971536755562,
-                 0.02063908614218235, -0.005704986862838268),
         "SIN": (-0.16666655242443085, 0.00833216030150652, -0.0001951520098373294),
         "COS": (0.04166664555668831, -0.0013887315290048718, 2.4433062208117917e-05),
         # FLOAT64 (see _WIDE): pi/2 in 3 parts of <= 24 significant bits (last one full), so
@@ -187,14 +198,12 @@ _COEFS = {
         "PIO2": (1.5707963705062866, -4.371138828673793e-08, -1.7151244994428829e-15),
     },
     "float64": {
-        "EXP": (0.5, 0.1666666666666667, 0.04166666666666658, 0.008333333333326035,
-                0.0013888888888940786, 0.00019841269875202488, 2.4801587193319293e-05,
-                2.7557254887813877e-06, 2.7557398723323527e-07, 2.5105439163297225e-08,
-                2.087328446419885e-09),
-        "EXPM1": (0.5, 0.1666666666666667, 0.04166666666666613, 0.008333333333329675,
-                  0.001388888888917591, 0.00019841269849158694, 2.480158671600545e-05,
-                  2.755731591247078e-06, 2.7557824254737753e-07, 2.5048270028450034e-08,
-                  2.0735338090075927e-09, 1.8624302106892852e-10),
+        # expm1(r) = r + r^2 P(r) on |r| <= ln2/2 (deg 10; fitted relative to exp(r), which keeps
+        # expm1 within its bound too)
+        "EXPM1": (0.5, 0.1666666666666667, 0.04166666666666658, 0.008333333333326035,
+                  0.0013888888888940786, 0.00019841269875202488, 2.4801587193319293e-05,
+                  2.7557254887813877e-06, 2.7557398723323527e-07, 2.5105439163297225e-08,
+                  2.087328446419885e-09),
         "LOGR": (0.666666666666667, 0.39999999999897784, 0.28571428626698725,
                  0.22222211024092733, 0.1818289676191957, 0.15331479430502895,
                  0.14619322718362654),
@@ -206,10 +215,6 @@ _COEFS = {
                  1.5005795349158133, -6.758570217590075, -5.1951610407143365, 15.319725407639078,
                  9.524879820458578, -48.67160428535846, 7.775919866875777, 144.16059515859197,
                  -197.31481778452437),
-        "TANH": (-0.33333333333332854, 0.13333333333262093, -0.0539682539312681,
-                 0.02186948757610211, -0.008863221002713615, 0.003591989174387485,
-                 -0.0014549588805324845, 0.000586316547654267, -0.0002285642242667477,
-                 7.714438008270647e-05, -1.607257563915984e-05),
         "SIN": (-0.1666666666666663, 0.008333333333322104, -0.0001984126982957761,
                 2.755731361709867e-06, -2.5050747069657468e-08, 1.5896188767000993e-10),
         "COS": (0.041666666666666595, -0.0013888888888873036, 2.480158728883857e-05,
@@ -226,33 +231,32 @@ _SCALARS = {
         "TWO_OVER_PI": 0.6366197723675814, "HALF_D": 0.5,     # float64 (see _WIDE)
         # ln2 = hi + lo, hi with 12 significant bits: n * hi exact for |n| < 2**12
         "LN2_HI": 0.693115234375, "LN2_LO": 3.194618329871446e-05,
+        "LN2": 0.6931471824645996,  # rounded ln2 (see log and tanh)
         # exp: below EXP_LO the result rounds to 0, above EXP_HI it overflows to inf
         "EXP_LO": -104.0, "EXP_HI": 89.0,
+        # x * log2(e) + SHIFT rounds to the integer n and leaves n + offset in the low mantissa
+        # bits (offset 2 * bias for _fm_exp_scales, bias - 1 for _fm_pow2_low)
+        "EXP_SHIFT": 1.5 * 2.0 ** 23 + 2 * 127, "EXPM1_SHIFT": 1.5 * 2.0 ** 23 + 126,
         "EXPM1_LO": -30.0,          # expm1(x) rounds to -1 below this
-        "EXPM1_NBIG": 25.0,         # 1 - 2**-n is exact in float32 for n < 25
-        "EXPM1_FLOOR_HI": 1.0397207708399179,     # 1.5 ln2
-        "TANH_HI": 9.1,             # tanh(x) rounds to 1 from here on
-        "TANH_SPLIT": 0.625,
+        # from here on 1 + exp(x) rounds to exp(x): sigmoid(x) and tanh(x/2) round to 1
+        "SATURATE": 18.2,
         "ERF_SPLIT": 0.9, "ERF_HI": 4.0, "ERFC_X0": 2.4375,
         "TINY": 1.1754943508222875e-38,     # smallest normal
         "SUB_SCALE": 33554432.0, "SUB_LOG2": 25.0,     # 2**25: scales subnormals to normal
-        "MIN_EXP": -126.0,
         "SINCOS_LIMIT": 16777216.0,     # 2**24 (q stays exact in float32)
     },
     "float64": {
         "LOG2E": 1.4426950408889634, "TWO_OVER_PI": 0.6366197723675814,
         # ln2 = hi + lo, hi with 29 significant bits: n * hi exact for |n| < 2**24
         "LN2_HI": 0.6931471806019545, "LN2_LO": -4.2009150726810846e-11,
+        "LN2": 0.6931471805599453,
         "EXP_LO": -750.0, "EXP_HI": 710.0,
+        "EXP_SHIFT": 1.5 * 2.0 ** 52 + 2 * 1023, "EXPM1_SHIFT": 1.5 * 2.0 ** 52 + 1022,
         "EXPM1_LO": -45.0,
-        "EXPM1_NBIG": 54.0,
-        "EXPM1_FLOOR_HI": 1.0397207708399179,
-        "TANH_HI": 19.1,            # tanh(x) rounds to 1 from here on
-        "TANH_SPLIT": 0.625,
+        "SATURATE": 38.2,
         "ERF_SPLIT": 0.9, "ERF_HI": 6.0, "ERFC_T0": 0.234375,
         "TINY": 2.2250738585072014e-308,
         "SUB_SCALE": 18014398509481984.0, "SUB_LOG2": 54.0,     # 2**54
-        "MIN_EXP": -1022.0,
         "SINCOS_LIMIT": 134217728.0,    # 2**27
     },
 }
@@ -263,11 +267,11 @@ _COMMON_SCALARS = {"ZERO": 0.0, "HALF": 0.5, "QUARTER": 0.25, "ONE": 1.0, "TWO":
 
 # Integer layout of the float, for the exponent-field intrinsics.
 _LAYOUT = {
-    # bits, exponent bias, mantissa bits, bit pattern of 1.0, of sqrt(1/2) (rounded down)
-    "float32": dict(BITS=32, BIAS=127, MANT=23, ONE_BITS=0x3F800000, SQRTH_BITS=0x3F3504F3,
+    # bits, exponent bias, mantissa bits, bit pattern of sqrt(1/2) (rounded down)
+    "float32": dict(BITS=32, BIAS=127, MANT=23, SQRTH_BITS=0x3F3504F3,
                     IRFLOAT="_fm_ir.FloatType()"),
-    "float64": dict(BITS=64, BIAS=1023, MANT=52, ONE_BITS=0x3FF0000000000000,
-                    SQRTH_BITS=0x3FE6A09E667F3BCD, IRFLOAT="_fm_ir.DoubleType()"),
+    "float64": dict(BITS=64, BIAS=1023, MANT=52, SQRTH_BITS=0x3FE6A09E667F3BCD,
+                    IRFLOAT="_fm_ir.DoubleType()"),
 }
 
 
@@ -298,13 +302,13 @@ def _fm_ic(value):
 
 
 @_fm_intrinsic
-def _fm_pow2(typingctx, n):
-    """2.0**n for an integral float n whose power is a normal number: writes the exponent field
-    directly (numba has no scalar bitcast, and ldexp would be a libm call)."""
+def _fm_pow2_low(typingctx, z):
+    """2.0**(j - bias) where the integer j (1 <= j < 2 * bias + 1) sits in z's low mantissa bits
+    (z = j + 1.5 * 2**mant): shifting z's bits by the mantissa width moves j into the exponent
+    field and everything above it out. (numba has no scalar bitcast; ldexp would be libm.)"""
     def codegen(context, builder, sig, args):
-        i = builder.fptosi(args[0], _FM_IRINT)
-        i = builder.shl(builder.add(i, _fm_ic({BIAS})), _fm_ic({MANT}))
-        return builder.bitcast(i, _FM_IRFLOAT)
+        bits = builder.bitcast(args[0], _FM_IRINT)
+        return builder.bitcast(builder.shl(bits, _fm_ic({MANT})), _FM_IRFLOAT)
     return _FM_NBFLOAT(_FM_NBFLOAT), codegen
 
 
@@ -325,29 +329,62 @@ _fm_max = _fm_select_cmp(">")
 _fm_min = _fm_select_cmp("<")
 
 
+def _fm_call_llvm(name, builder, args):
+    fnty = _fm_ir.FunctionType(_FM_IRFLOAT, [_FM_IRFLOAT] * len(args))
+    return builder.call(builder.module.declare_intrinsic(name, [_FM_IRFLOAT], fnty), args)
+
+
 @_fm_intrinsic
-def _fm_ldexp(typingctx, y, n):
-    """y * 2.0**n for an integral float n with |n| <= 2 * max exponent: 2**n is applied as two
-    normal powers 2**h * 2**(n-h), h = n >> 1, so a subnormal result is rounded once (by the last
-    multiply) and a too-large one overflows to inf."""
+def _fm_fma(typingctx, a, b, c):
+    """a * b + c, rounded once where the target has FMA (llvm.fmuladd). Written out instead, a
+    product used twice is computed once and each sum rounds it again."""
     def codegen(context, builder, sig, args):
-        i = builder.fptosi(args[1], _FM_IRINT)
-        h = builder.ashr(i, _fm_ic(1))
-        lo = builder.shl(builder.add(h, _fm_ic({BIAS})), _fm_ic({MANT}))
-        hi = builder.shl(builder.add(builder.sub(i, h), _fm_ic({BIAS})), _fm_ic({MANT}))
-        y = builder.fmul(args[0], builder.bitcast(lo, _FM_IRFLOAT))
-        return builder.fmul(y, builder.bitcast(hi, _FM_IRFLOAT))
+        return _fm_call_llvm("llvm.fmuladd", builder, args)
+    return _FM_NBFLOAT(_FM_NBFLOAT, _FM_NBFLOAT, _FM_NBFLOAT), codegen
+
+
+@_fm_intrinsic
+def _fm_copysign(typingctx, a, b):
+    """|a| with the sign of b (one bitwise instruction)."""
+    def codegen(context, builder, sig, args):
+        return _fm_call_llvm("llvm.copysign", builder, args)
     return _FM_NBFLOAT(_FM_NBFLOAT, _FM_NBFLOAT), codegen
+
+
+@_fm_intrinsic
+def _fm_pow2_recip(typingctx, s):
+    """1 / s for a power of two s whose reciprocal is normal too: negates the unbiased exponent."""
+    def codegen(context, builder, sig, args):
+        bits = builder.sub(_fm_ic(2 * {BIAS} << {MANT}), builder.bitcast(args[0], _FM_IRINT))
+        return builder.bitcast(bits, _FM_IRFLOAT)
+    return _FM_NBFLOAT(_FM_NBFLOAT), codegen
+
+
+@_fm_intrinsic
+def _fm_exp_scales(typingctx, z):
+    """(s1, s2): two normal powers of two with s1 * s2 = 2**n, where j = n + 2 * bias
+    (2 <= j < 4 * bias + 2) sits in z's low mantissa bits (z = j + 1.5 * 2**mant). Their biased
+    exponents are ceil(j / 2) and floor(j / 2), so 2**n can be applied as two multiplies by
+    normal numbers: a subnormal result is rounded by the last one only, a too large one overflows
+    to inf. Shifting by the mantissa width drops the bits above j (see _fm_pow2_low)."""
+    def codegen(context, builder, sig, args):
+        bits = builder.bitcast(args[0], _FM_IRINT)
+        half = builder.lshr(bits, _fm_ic(1))
+        s1 = builder.shl(builder.sub(bits, half), _fm_ic({MANT}))
+        s2 = builder.shl(half, _fm_ic({MANT}))
+        parts = (builder.bitcast(s1, _FM_IRFLOAT), builder.bitcast(s2, _FM_IRFLOAT))
+        return context.make_tuple(builder, sig.return_type, parts)
+    return _fm_types.UniTuple(_FM_NBFLOAT, 2)(_FM_NBFLOAT), codegen
 
 
 @_fm_intrinsic
 def _fm_log_split(typingctx, x):
     """(k, m) with x = m * 2**k and m in [sqrt(1/2), sqrt(2)), for finite normal x > 0 (garbage
-    otherwise; callers select the special values). Offsetting the bits by 1.0 - sqrt(1/2) before
-    splitting moves the mantissa range without a compare."""
+    otherwise; callers select the special values). Subtracting the bits of sqrt(1/2) before
+    splitting moves the mantissa range without a compare, and leaves k unbiased."""
     def codegen(context, builder, sig, args):
-        ix = builder.add(builder.bitcast(args[0], _FM_IRINT), _fm_ic({ONE_BITS} - {SQRTH_BITS}))
-        k = builder.sub(builder.ashr(ix, _fm_ic({MANT})), _fm_ic({BIAS}))
+        ix = builder.sub(builder.bitcast(args[0], _FM_IRINT), _fm_ic({SQRTH_BITS}))
+        k = builder.ashr(ix, _fm_ic({MANT}))
         m = builder.add(builder.and_(ix, _fm_ic((1 << {MANT}) - 1)), _fm_ic({SQRTH_BITS}))
         parts = (builder.sitofp(k, _FM_IRFLOAT), builder.bitcast(m, _FM_IRFLOAT))
         return context.make_tuple(builder, sig.return_type, parts)
@@ -370,50 +407,48 @@ def _fm_clamp(x, lo, hi):
     return _fm_min(hi, _fm_max(lo, x))
 
 
-@_fm_inline
-def _fm_clamp_nonan(x, lo, hi):
-    """x limited to [lo, hi], nan -> lo. (One max and one min instruction.)"""
-    return _fm_min(_fm_max(x, lo), hi)
-
-
 # ---- exp, expm1 -----------------------------------------------------------------------------
 @_fm_inline
-def _fm_exp_reduce(x, offset):
-    """x = n*ln2 + r, n = floor(x/ln2 + offset) (offset 1/2: |r| <= ln2/2; 0: r in [0, ln2)).
-    Cody-Waite: n*LN2_HI is exact. x must not be nan (n is converted to an integer)."""
-    n = np.floor(x * _FM_LOG2E + offset)
-    r = (x - n * _FM_LN2_HI) - n * _FM_LN2_LO
-    return n, r
+def _fm_round_log2(x, shift):
+    """(z, n): n = round(x/ln2) for |x/ln2| < 2**(mant-1), and z = n + shift, a float whose low
+    mantissa bits hold n + (shift - 1.5 * 2**mant). The addition itself rounds to an integer: no
+    float -> int conversion, so nan passes through as nan."""
+    z = x * _FM_LOG2E + shift
+    return z, z - shift
+
+
+@_fm_inline
+def _fm_exp_reduce(x, shift):
+    """(z, r) with x = n*ln2 + r, |r| <= ~ln2/2 (z, n: _fm_round_log2). Cody-Waite: n*LN2_HI is
+    exact."""
+    z, n = _fm_round_log2(x, shift)
+    return z, (x - n * _FM_LN2_HI) - n * _FM_LN2_LO
+
+
+@_fm_inline
+def _fm_exp_parts(x):
+    """(y, s) with exp(x) = y * s, y normal and s a power of two (see _fm_exp_scales), for x in
+    [EXP_LO, EXP_HI] or nan."""
+    z, r = _fm_exp_reduce(x, _FM_EXP_SHIFT)
+    s1, s2 = _fm_exp_scales(z)
+    return s1 + s1 * (r + r * r * ({EXPM1_POLY})), s2
 
 
 @_fm_inline
 def exp(x):
-    # clamped (nan -> EXP_LO) so that n stays a small integer; nan is put back at the end.
-    n, r = _fm_exp_reduce(_fm_clamp_nonan(x, _FM_EXP_LO, _FM_EXP_HI), _FM_HALF)
-    y = _fm_ldexp(_FM_ONE + (r + r * r * ({EXP_POLY})), n)
-    return where(x == x, y, x)
-
-
-@_fm_inline
-def _fm_expm1_poly(r):
-    """expm1(r) for r in [-ln2/2, ln2], relative error far below an ulp."""
-    return r + r * r * ({EXPM1_POLY})
+    y, s = _fm_exp_parts(_fm_clamp(x, _FM_EXP_LO, _FM_EXP_HI))
+    return y * s
 
 
 @_fm_inline
 def expm1(x):
-    xc = _fm_clamp_nonan(x, _FM_EXPM1_LO, _FM_EXP_HI)
-    # Nearest n (|r| <= ln2/2) except on [0, 1.5 ln2): there n = floor(x/ln2), r in [0, ln2), since
-    # n = 1 with r < 0 would make 2 (1 + p) - 1 cancel and lose an ulp. Small |x| keeps n = 0, where
-    # expm1 = p exactly.
-    floor_n = (xc >= _FM_ZERO) & (xc < _FM_EXPM1_FLOOR_HI)
-    n, r = _fm_exp_reduce(xc, where(floor_n, _FM_ZERO, _FM_HALF))
-    p = _fm_expm1_poly(r)
-    m = _fm_pow2(_fm_max(-n, _FM_MIN_EXP))    # 2**-n (tiny powers: negligible)
-    # expm1 = 2**n ((1 - 2**-n) + p): 1 - 2**-n is exact while n < EXPM1_NBIG; beyond, the -2**-n
-    # is folded into p first.
-    y = where(n < _FM_EXPM1_NBIG, (_FM_ONE - m) + p, (p - m) + _FM_ONE)
-    return where(x == x, _fm_ldexp(y, n), x)
+    # expm1(x) = 2 (h (r + r^2 P) + (h - 1/2)), h = 2**(n-1): halved so that it stays a normal
+    # number up to the overflow threshold; h -+ 1/2 is exact while |n| < mant (0 for n = 0). Fused,
+    # h r + (h - 1/2) is exact for n = 1 (r + 1/2), where h expm1(r) + 1/2 would cancel the
+    # rounding error of expm1(r) to a full ulp; the small h r^2 P is added last.
+    z, r = _fm_exp_reduce(_fm_clamp(x, _FM_EXPM1_LO, _FM_EXP_HI), _FM_EXPM1_SHIFT)
+    h = _fm_pow2_low(z)
+    return _FM_TWO * _fm_fma(h * (r * r), {EXPM1_POLY}, _fm_fma(h, r, h - _FM_HALF))
 
 
 # ---- log, log1p -----------------------------------------------------------------------------
@@ -438,40 +473,39 @@ def log(x):
 @_fm_inline
 def log1p(x):
     u = _FM_ONE + x
-    # TwoSum: c is the exact rounding error of u, i.e. 1 + x == u + c exactly (needs no reassoc).
-    xv = u - _FM_ONE
-    c = (_FM_ONE - (u - xv)) + (x - xv)
+    # c: the rounding error of u (1 + x == u + c). Exact for |x| <= 1 (Fast2Sum) and for
+    # u < 2**(mant+1) (u - 1 is then exact, and so is x - (u - 1) by Sterbenz); beyond, c/u is
+    # negligible next to log(u) > 16. log(u + c) = log(u) + c/u to far below an ulp.
+    c = x - (u - _FM_ONE)
     k, m = _fm_log_split(u)
-    f = m - _FM_ONE
-    # log(u + c) = log(u) + c/u to far below an ulp; c/u = c * 2**-k / (1 + f), and 1 - f + f^2 is
-    # a close enough 1/(1 + f) for this tiny term. (2**-k clamped to a normal power: negligible.)
-    cu = c * _fm_pow2(_fm_max(-k, _FM_MIN_EXP)) * ((_FM_ONE - f) + f * f)
-    return _fm_log_special(u, _fm_log_core(f, k, cu))
+    return _fm_log_special(u, _fm_log_core(m - _FM_ONE, k, c / u))
 
 
 # ---- tanh, sigmoid --------------------------------------------------------------------------
 @_fm_inline
 def tanh(x):
-    a = _fm_min(_FM_TANH_HI, abs(x))    # nan passes; at TANH_HI tanh already rounds to 1
-    z = a * a
-    small = a + a * z * ({TANH_POLY})
-    # |x| >= TANH_SPLIT: tanh = 1 - 2 / (exp(2a) + 1), no cancellation there. exp(2a) is at most
-    # exp(2 TANH_HI), a normal number, so one 2**n factor does (an: the nan-free copy of a).
-    an = _fm_clamp_nonan(abs(x), _FM_ZERO, _FM_TANH_HI)
-    n, r = _fm_exp_reduce(an + an, _FM_HALF)
-    s = _fm_pow2(n)
-    e = s + s * (r + r * r * ({EXP_POLY}))
-    big = _FM_ONE - _FM_TWO / (e + _FM_ONE)
-    t = where(a >= _FM_TANH_SPLIT, big, small)    # nan -> small (nan)
-    return where(x < _FM_ZERO, -t, t)
+    # tanh(|x|) = -e / (2 + e), e = expm1(-2|x|) = 2 (h p + (h - 1/2)) in (-1, 0] (see expm1,
+    # p = expm1(r)): numerator and denominator are each rounded once,
+    # ((1/2 - h) - h p) / (h p + (h + 1/2)), and neither cancels (n <= 0, h <= 1/2). Near 0
+    # (h = 1/2) it is -p / (p + 2): relative accuracy. From 2|x| = SATURATE on both round to 1/2:
+    # exactly 1. nan passes the clamp and copysign.
+    a = _fm_max(-_FM_SATURATE, _fm_copysign(x + x, -_FM_ONE))    # -2|x|
+    z, n = _fm_round_log2(a, _FM_EXPM1_SHIFT)
+    # One rounded ln2 suffices here: its error n (LN2 - ln2) matters only for large |n|, where
+    # exp(-2|x|) is negligible next to 1.
+    r = a - n * _FM_LN2
+    h = _fm_pow2_low(z)
+    p = r + r * r * ({EXPM1_POLY})
+    return _fm_copysign(_fm_fma(-h, p, _FM_HALF - h) / _fm_fma(h, p, h + _FM_HALF), x)
 
 
 @_fm_inline
 def sigmoid(x):
-    # e = exp(-|x|) <= 1 never overflows: 1/(1+e) for x >= 0, e/(1+e) for x < 0 (keeps the tiny,
-    # even subnormal, results of very negative x instead of rounding 1 - sigmoid(-x) to 0).
-    e = exp(-abs(x))
-    return where(x < _FM_ZERO, e, _FM_ONE) / (_FM_ONE + e)
+    # e / (1 + e), e = exp(x) <= exp(SATURATE): keeps the tiny (even subnormal) results of very
+    # negative x, where 1 / (1 + exp(-x)) would overflow; exactly 1 from SATURATE on.
+    # With e = y * s: y / (y + 1/s), 1/s exact, so a subnormal result is rounded once.
+    y, s = _fm_exp_parts(_fm_clamp(x, _FM_EXP_LO, _FM_SATURATE))
+    return y / (y + _fm_pow2_recip(s))
 
 
 # ---- erf ------------------------------------------------------------------------------------
@@ -533,11 +567,9 @@ _LOG_CORE = {
     "float32": '''
 @_fm_inline
 def _fm_log_core(f, k, corr):
-    """log(2**k * (1 + f)) + corr for f in [sqrt(1/2) - 1, sqrt(2) - 1], corr tiny."""
-    z = f * f
-    y = f * z * ({LOG1P_POLY}) + (k * _FM_LN2_LO + corr)
-    y = y - _FM_HALF * z
-    return (f + y) + k * _FM_LN2_HI''',
+    """log(2**k * (1 + f)) + corr for f in [sqrt(1/2) - 1, sqrt(2) - 1], corr tiny. With k != 0
+    the result is >= ln2/2 in magnitude, so k (LN2 - ln2) stays below 0.03 ulp of it."""
+    return k * _FM_LN2 + (f + (f * f * ({LOG1P_POLY}) + corr))''',
     # float64: fdlibm's form, a short polynomial in s^2 after one division.
     "float64": '''
 @_fm_inline
@@ -614,8 +646,6 @@ def preamble(dtype: str) -> str:
     log_poly = {"LOG1P_POLY": _horner("f", "LOG1P", len(coefs["LOG1P"]))} \
         if dtype == "float32" else {"LOGR_POLY": _horner("z", "LOGR", len(coefs["LOGR"]))}
     body = _BODY.format(
-        TANH_POLY=_horner("z", "TANH", len(coefs["TANH"])),
-        EXP_POLY=_horner("r", "EXP", len(coefs["EXP"])),
         EXPM1_POLY=_horner("r", "EXPM1", len(coefs["EXPM1"])),
         LOG_CORE=_LOG_CORE[dtype].format(**log_poly),
         ERF_POLY=_horner("z", "ERF", len(coefs["ERF"])),
