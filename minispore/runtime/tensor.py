@@ -37,7 +37,9 @@ class Tensor:
             from ..common.initializer import initializer
             input_data = initializer(init if init is not None else "zeros", shape, dtype or "float32")
         self._data = _as_array(input_data, to_np(dtype))
-        self._node = None  # the tape node that produced this tensor (autodiff), or None
+        self._node = None
+        if STATE.trace_stack:
+            STATE.trace_stack[-1].note_created(self)  # the tape node that produced this tensor (autodiff), or None
 
     @classmethod
     def _wrap(cls, array):
@@ -45,8 +47,11 @@ class Tensor:
         t = object.__new__(cls)
         t._data = array
         t._node = None
-        if type(array) is Var and STATE.trace_stack:
-            STATE.trace_stack[-1].hand_out(t)  # user code may read it after a graph break
+        if STATE.trace_stack:
+            if type(array) is Var:
+                STATE.trace_stack[-1].hand_out(t)  # user code may read it after a graph break
+            else:
+                STATE.trace_stack[-1].note_created(t)
         return t
 
     # ----- properties -----

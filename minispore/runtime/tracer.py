@@ -38,8 +38,10 @@ class TracingInterpreter(Interpreter):
         self.breaks = []         # BreakReports, in order
         self.run_segment = None  # callable(Graph, input arrays) -> output arrays; None: no breaks
         self.strict = False      # fullgraph=True: a break is an error
-        self._handed_out = weakref.WeakSet()
+        # id -> weakref: WeakSet would compare tensors with ==, which is elementwise here
+        self._handed_out = {}
         self.explicit = []       # (symbolic tensor, its input Var, the caller's tensor)
+        self._created = {}
 
     # ----- inputs -----
     def new_input(self, shape, dtype, source=None):
@@ -58,6 +60,8 @@ class TracingInterpreter(Interpreter):
             if isinstance(data, Var):
                 return data
             entry = self.captured.get(id(x))
+            if entry is None and _holds(self._created, x):
+                return self.const(data)
             if entry is None:
                 entry = (x, Var(data.shape, data.dtype), data)
                 self.captured[id(x)] = entry
@@ -93,10 +97,15 @@ class TracingInterpreter(Interpreter):
         tensors = tuple(Tensor._wrap(v) for v in out_vars)  # _wrap hands them out
         return tensors if prim.multiple_results else tensors[0]
 
+    def note_created(self, tensor):
+        """A concrete tensor made while tracing (ones_like, Tensor(np.array(...))): its value
+        is fixed by the trace, so it is a graph constant, not an input read by reference."""
+        self._created[id(tensor)] = weakref.ref(tensor)
+
     def hand_out(self, tensor):
         """Remember a tensor given to user code: a graph break must keep its value."""
         if self.run_segment is not None:
-            self._handed_out.add(tensor)
+            self._handed_out[id(tensor)] = weakref.ref(tensor)
 
     # ----- speculative tracing (both branches of a converted if) -----
     def checkpoint(self):
@@ -126,7 +135,8 @@ class TracingInterpreter(Interpreter):
         self.segment_start = len(self.graph.nodes)
         produced = {o.id for n in nodes for o in n.outputs}
         if outputs is None:
-            candidates = [t._data for t in list(self._handed_out)] + \
+            live = [r() for r in self._handed_out.values()]
+            candidates = [t._data for t in live if t is not None] + \
                          [t._data for t, _, _ in self.captured.values()]
             outputs = [v for v in candidates if isinstance(v, Var) and v.id in produced]
         seg = Graph(name)
@@ -172,6 +182,12 @@ class TracingInterpreter(Interpreter):
             tensor._data = original
             if key in self._saved_nodes:
                 tensor._node = self._saved_nodes.pop(key)
+
+
+def _holds(table, tensor):
+    """True if the id -> weakref table refers to this very tensor (ids are reused)."""
+    ref = table.get(id(tensor))
+    return ref is not None and ref() is tensor
 
 
 def _unique(vars_):
