@@ -8,7 +8,10 @@ Matmul, conv and reductions are boundaries: they run on BLAS / numpy.
 """
 from dataclasses import dataclass, field
 
-MIN_GROUP_SIZE = 2  # a single op gains nothing from a kernel over numpy's own loop
+MIN_GROUP_SIZE = 2  # a single op gains little from a kernel over numpy's own loop...
+# ...except select: np.where on a random mask runs ~8x slower than the kernel's branch-free
+# select (measured on ReLU's backward in the conv and MLP benchmarks)
+WORTH_A_KERNEL_ALONE = {"select"}
 # numba's front end is superlinear in kernel size (measured: 121 ops 5.5 s, 241 ops 16 s,
 # 1000 ops > 4 min and > 10 GB); past this many ops a chain is split into several kernels
 MAX_GROUP_SIZE = 48
@@ -120,7 +123,8 @@ def _order(graph, groups, group_of):
             emit(d)
         emitted.add(g)
         members = [graph.nodes[i] for i in groups[g]["members"]]
-        if not groups[g]["fusible"] or len(members) < MIN_GROUP_SIZE:
+        if not groups[g]["fusible"] or (len(members) < MIN_GROUP_SIZE
+                                        and members[0].prim.name not in WORTH_A_KERNEL_ALONE):
             items.extend(members)
             return
         items.append(_make_group(members, groups[g], used_outside))
