@@ -52,37 +52,27 @@ def random_program(seed, n_ops=10):
     return shapes, steps
 
 
-def run_minispore(steps, inputs):
+# (minispore, numpy) spellings of the structural steps; `side` picks one
+REDUCE = (lambda t, axis: t.sum(axis=axis, keep_dims=True), lambda a, axis: a.sum(axis=axis, keepdims=True))
+HALF_EYE = (lambda t: ops.matmul(t, ms.Tensor(np.eye(6, dtype=np.float32) * 0.5)),
+            lambda a: a @ (np.eye(6) * 0.5))
+
+
+def run_program(steps, inputs, side):
+    """Evaluate the program with minispore (side 0) or numpy (side 1); the sum of every value."""
     values = list(inputs)
     for kind, name, args in steps:
         xs = [values[i] for i in args]
         if kind == "unary":
-            out = UNARY[name][0](xs[0])
+            out = UNARY[name][side](xs[0])
         elif kind == "binary":
-            out = BINARY[name][0](*xs)
+            out = BINARY[name][side](*xs)
         elif kind == "reduce":
-            out = xs[0].sum(axis=name, keep_dims=True) if xs[0].ndim == 2 else xs[0] * 1.0
+            out = REDUCE[side](xs[0], name) if xs[0].ndim == 2 else xs[0] * 1.0
         else:  # (.., 6) @ (6, 6) keeps shapes broadcast-compatible
-            out = ops.matmul(xs[0], ms.Tensor(np.eye(6, dtype=np.float32) * 0.5)) if xs[0].ndim == 2 \
-                and xs[0].shape[-1] == 6 else xs[0]
+            out = HALF_EYE[side](xs[0]) if xs[0].ndim == 2 and xs[0].shape[-1] == 6 else xs[0]
         values.append(out)
-    return sum((v.sum() for v in values[len(inputs):]), ops.zeros((), ms.float32))
-
-
-def run_numpy(steps, inputs):
-    values = list(inputs)
-    for kind, name, args in steps:
-        xs = [values[i] for i in args]
-        if kind == "unary":
-            out = UNARY[name][1](xs[0])
-        elif kind == "binary":
-            out = BINARY[name][1](*xs)
-        elif kind == "reduce":
-            out = xs[0].sum(axis=name, keepdims=True) if xs[0].ndim == 2 else xs[0] * 1.0
-        else:
-            out = xs[0] @ (np.eye(6) * 0.5) if xs[0].ndim == 2 and xs[0].shape[-1] == 6 else xs[0]
-        values.append(out)
-    return sum(np.sum(v) for v in values[len(inputs):])
+    return sum(v.sum() for v in values[len(inputs):])
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -93,9 +83,9 @@ def test_random_graph_matches_pynative_and_numpy(seed):
     tensors = [ms.Tensor(a) for a in arrays]
 
     def f(*xs):
-        return run_minispore(steps, xs)
+        return run_program(steps, xs, 0)
 
-    want = run_numpy(steps, [a.astype(np.float64) for a in arrays])
+    want = run_program(steps, [a.astype(np.float64) for a in arrays], 1)
     eager = f(*tensors).asnumpy()
     graph = ms.jit(f)(*tensors).asnumpy()
     np.testing.assert_allclose(eager, want, rtol=1e-4, atol=1e-4)
