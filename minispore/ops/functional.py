@@ -14,7 +14,7 @@ from ..runtime import device
 from ..runtime.dtype import promote_np, scalar_np_dtype, to_np
 from ..runtime.tensor import Tensor
 from .infer import normalize_axis
-from .primitive import (REGISTRY, OpError, OpShapeError, OpTypeError, aval_of, bind,
+from .primitive import (REGISTRY, OpError, OpShapeError, OpTypeError, aval_of, bind, bind_positional,
                         with_context)
 
 # shadowed below by ops.max / ops.sum / ops.all
@@ -73,7 +73,7 @@ def _binary(prim):
     def op(x, y):
         if not (isinstance(x, Tensor) and isinstance(y, Tensor) and x._data.dtype == y._data.dtype):
             x, y = promote(x, y)
-        return bind(prim, x, y)
+        return bind_positional(prim, x, y)
     op.__name__ = op.__qualname__ = prim.name
     op.__doc__ = f"Elementwise {prim.name} with broadcasting and dtype promotion."
     return op
@@ -95,7 +95,7 @@ def _unary(prim):
     # a plain one-argument function: calling the Primitive object itself would pack and
     # unpack an attrs dict on every eager op (a third of PyNative's per-op overhead)
     def op(x, *wrong):  # extra inputs reach the primitive, which names the op in its error
-        return bind(prim, x, *wrong)
+        return bind_positional(prim, x, *wrong)
     op.__name__ = op.__qualname__ = prim.name
     op.__doc__ = prim.__doc__ or f"Elementwise {prim.name}."
     return op

@@ -27,6 +27,7 @@ cache keys). Calling a primitive binds it to the current interpreter: `prim(x, y
 import inspect
 import os
 import sys
+from types import MappingProxyType
 from typing import NamedTuple
 
 import numpy as np
@@ -107,6 +108,19 @@ def bind(prim, *args, **attrs):
     out = state.interp.process(prim, args, attrs)
     if state.recording:
         tape.record(prim, args, attrs, out)
+    return out
+
+
+_NO_ATTRS = MappingProxyType({})
+
+
+def bind_positional(prim, *args):
+    """`bind` for a call without attributes: the eager hot path (elementwise ops) skips
+    building a keyword dict for every op."""
+    state = STATE
+    out = state.interp.process(prim, args, _NO_ATTRS)
+    if state.recording:
+        tape.record(prim, args, _NO_ATTRS, out)
     return out
 
 
