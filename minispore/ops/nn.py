@@ -330,13 +330,18 @@ conv2d_p = Primitive("conv2d", infer=_conv2d_infer, impl=_conv2d_impl, bprop=_co
                      doc="2-D cross-correlation of NCHW input with (O, C/groups, kh, kw) weight")
 
 
-def _input_grad_infer(dout, w, input_size, stride, padding, dilation, groups):
-    _require_nchw("dout", dout)
-    x = Aval((dout.shape[0], w.shape[1] * groups) + tuple(input_size), dout.dtype)
+def _check_dout(dout, x, w, stride, padding, dilation, groups):
+    """A conv2d backward's dout must be the forward's output shape for x and w."""
     expected = _conv2d_infer(x, w, stride, padding, dilation, groups)
     if tuple(dout.shape) != expected.shape:
         raise OpShapeError(f"dout {dout.shape} is not the output shape {expected.shape} of a "
-                           f"convolution of an input of spatial size {input_size}")
+                           f"convolution of input {x.shape} with weight {w.shape}")
+
+
+def _input_grad_infer(dout, w, input_size, stride, padding, dilation, groups):
+    _require_nchw("dout", dout)
+    x = Aval((dout.shape[0], w.shape[1] * groups) + tuple(input_size), dout.dtype)
+    _check_dout(dout, x, w, stride, padding, dilation, groups)
     return x
 
 
@@ -389,10 +394,7 @@ conv2d_input_grad = Primitive(
 def _filter_grad_infer(x, dout, kernel_size, stride, padding, dilation, groups):
     _require_nchw("dout", dout)
     w = Aval((dout.shape[1], x.shape[1] // max(groups, 1)) + tuple(kernel_size), x.dtype)
-    expected = _conv2d_infer(x, w, stride, padding, dilation, groups)
-    if tuple(dout.shape) != expected.shape:
-        raise OpShapeError(f"dout {dout.shape} is not the convolution's output shape "
-                           f"{expected.shape}")
+    _check_dout(dout, x, w, stride, padding, dilation, groups)
     return w
 
 

@@ -420,16 +420,20 @@ def test_elementwise_infer_matches_impl_for_every_dtype(name, dtype):
 
 # ***** (c) first derivatives against finite differences *****
 
+def differentiable_samples(name, seed):
+    """(sample, f of its float inputs, their positions, those inputs, random cotangents) for
+    each sample of a primitive that has float inputs."""
+    rng = np.random.default_rng(seed)
+    for s in samples_of(name):
+        f, positions = call_with_floats(REGISTRY[name], s)
+        if positions:
+            arrays = [s.inputs[p] for p in positions]
+            yield s, f, positions, arrays, cotangents(rng, f(*(ms.Tensor(a) for a in arrays)))
+
+
 @pytest.mark.parametrize("name", DIFFERENTIABLE)
 def test_bprop_matches_finite_differences(name):
-    prim = REGISTRY[name]
-    rng = np.random.default_rng(1)
-    for s in samples_of(name):
-        f, positions = call_with_floats(prim, s)
-        if not positions:
-            continue
-        arrays = [s.inputs[p] for p in positions]
-        cots = cotangents(rng, f(*(ms.Tensor(a) for a in arrays)))
+    for s, f, positions, arrays, cots in differentiable_samples(name, seed=1):
         got = vjp_grads(f, arrays, cots)
         for k, g in enumerate(got):
             want = numeric_grad(objective(f, cots), arrays, k, s.step)
@@ -513,14 +517,7 @@ def test_values_agree_in_both_modes(name, mode):
 
 @pytest.mark.parametrize("name", DIFFERENTIABLE)
 def test_gradients_agree_in_both_modes(name, mode):
-    prim = REGISTRY[name]
-    rng = np.random.default_rng(3)
-    for s in samples_of(name):
-        f, positions = call_with_floats(prim, s)
-        if not positions:
-            continue
-        arrays = [s.inputs[p] for p in positions]
-        cots = cotangents(rng, f(*(ms.Tensor(a) for a in arrays)))
+    for _, f, _, arrays, cots in differentiable_samples(name, seed=3):
 
         def loss(*xs):
             terms = [ms.ops.sum(o * ms.Tensor(c)) for o, c in zip(f(*xs), cots)]
