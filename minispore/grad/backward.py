@@ -4,11 +4,29 @@ It runs under whatever interpreter is current, so the same walk computes gradien
 (PyNative), emits backward nodes into the graph being traced (Graph mode), and, when an
 enclosing transform is recording, records itself for higher-order gradients.
 """
+import threading
+
 from ..runtime.tensor import Tensor
+
+_running = threading.local()  # .needed: the mask of the bprop being run, if any
+
+
+def needs_input_grad(index):
+    """Whether the bprop being run must return its `index`-th input's gradient.
+
+    False when nothing being differentiated depends on that input (a data batch, labels,
+    a frozen weight), so a rule may return None instead of paying for it, like PyTorch's
+    `ctx.needs_input_grad`. True outside the backward engine (e.g. a rule called directly).
+
+        dx = F.matmul(dout, w_t) if needs_input_grad(0) else None
+    """
+    needed = getattr(_running, "needed", None)
+    return needed is None or needed[index]
 
 
 def _reverse_topological(roots, target_ids):
-    """Nodes that lead from `roots` to a target, outputs before inputs.
+    """(nodes that lead from `roots` to a target, outputs before inputs; a predicate saying
+    whether a tensor's gradient is needed: it is a target or its producer reaches one).
 
     A target's own producer is not expanded: differentiation stops at the watched tensor.
     """
@@ -36,7 +54,7 @@ def _reverse_topological(roots, target_ids):
                 if t._node is not None and id(t) not in target_ids and id(t._node) not in state:
                     stack.append((t._node, False))
     order.reverse()
-    return order
+    return order, reaches
 
 
 def backward(roots, sens, targets, free=True):
@@ -51,7 +69,8 @@ def backward(roots, sens, targets, free=True):
     grads = {}
     for r, s in zip(roots, sens):
         _accumulate(grads, r, s, F)
-    for node in _reverse_topological(roots, target_ids):
+    order, needs_grad = _reverse_topological(roots, target_ids)
+    for node in order:
         douts = [grads.pop(id(o), None) for o in node.outputs]
         if all(d is None for d in douts) or node.rule is None:
             continue
@@ -60,8 +79,13 @@ def backward(roots, sens, targets, free=True):
             out, dout = tuple(node.outputs), douts
         else:
             out, dout = node.outputs[0], douts[0]
-        dins = node.rule(*node.inputs, out, dout, **node.attrs) if node.attrs else \
-            node.rule(*node.inputs, out, dout)
+        outer, _running.needed = getattr(_running, "needed", None), \
+            tuple(needs_grad(x) for x in node.inputs)
+        try:
+            dins = node.rule(*node.inputs, out, dout, **node.attrs) if node.attrs else \
+                node.rule(*node.inputs, out, dout)
+        finally:
+            _running.needed = outer
         if len(dins) != len(node.inputs):
             raise RuntimeError(f"bprop of {node.name} returned {len(dins)} gradients for "
                                f"{len(node.inputs)} inputs")

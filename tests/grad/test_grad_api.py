@@ -253,3 +253,31 @@ def test_gradient_results_are_independent_of_previous_calls():
     second = grad_fn(Tensor(XA), Tensor(YA))
     assert_close(first, second)
     assert all(g._node is None for g in first)  # results are not left on a tape
+
+
+# ***** the backward computes only the gradients it needs *****
+
+def test_bprops_are_told_which_input_gradients_are_needed(mode, monkeypatch):
+    from minispore.grad.backward import needs_input_grad
+    from minispore.ops.linalg import matmul
+
+    asked = []
+    rule = matmul.bprop
+
+    def recording_rule(*args):
+        asked.append((needs_input_grad(0), needs_input_grad(1)))
+        return rule(*args)
+
+    monkeypatch.setattr(matmul, "bprop", recording_rule)
+    x, w = Tensor(XA), Parameter(Tensor(YA.T.copy()), name="w")
+
+    def loss(x):
+        return ops.sum(ops.matmul(x, w) ** 2)
+
+    gw = run_in_mode(lambda x: ms.grad(loss, None, [w])(x), mode, x)[0]
+    gx = run_in_mode(ms.grad(loss), mode, x)
+    # d/dW sum((xW)^2) = 2 x^T (xW); d/dx = 2 (xW) W^T
+    assert_close(gw, 2 * XA.T @ (XA @ YA.T))
+    assert_close(gx, 2 * (XA @ YA.T) @ YA)
+    assert asked == [(False, True), (True, False)]
+    assert needs_input_grad(0)  # outside the engine: everything is needed
