@@ -1,0 +1,323 @@
+"""Every layer, loss, optimizer and learning-rate schedule that minispore.nn exports trains to
+the same losses, parameters and state (BatchNorm moving statistics, optimizer moments, the
+step counter) in PYNATIVE_MODE and in GRAPH_MODE.
+
+Each case builds a tiny seeded model around the class under test and runs three steps of
+`TrainOneStepCell(WithLossCell(net, loss), optimizer)`: eagerly, then from the same initial
+parameters with the context in GRAPH_MODE (the whole step compiled: forward, backward and
+update). Optimizer cases also compile a functional step (`value_and_grad` + optimizer) with
+`ms.jit` inside PyNative. The class list is read from `minispore.nn`, so a new Cell without a
+case here fails `test_every_exported_cell_has_a_parity_case`.
+"""
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pytest
+from nn_checks import T
+
+import minispore as ms
+from minispore import nn
+
+STEPS = 3
+# Float32 tolerance: the compiled kernels (fastmath, their own exp/tanh/erf approximations
+# of ~1 ulp) round differently from numpy, and three steps keep those differences at the
+# float32 rounding level (measured: at most ~5e-6 relative, on Adam's moments).
+RTOL, ATOL = 1e-5, 1e-6
+
+
+# ***** the harness *****
+
+@dataclass
+class Setup:
+    """A model around the class under test, its data and how it trains."""
+    net: nn.Cell
+    data: ms.Tensor
+    label: ms.Tensor
+    loss_fn: nn.Cell = field(default_factory=nn.MSELoss)
+    # SGD keeps rounding differences linear; Adam's m / (sqrt(v) + eps) would amplify the
+    # rounding noise of a near-zero gradient into a visible update
+    make_optimizer: object = lambda params: nn.SGD(params, 0.1)
+    training: bool = True   # set_train: Dropout active, BatchNorm on batch statistics
+
+
+def randn(shape, seed, scale=1.0):
+    data = np.random.default_rng(seed).standard_normal(shape) * scale
+    return T(data.astype(np.float32))
+
+
+def integers(high, shape, seed):
+    return T(np.random.default_rng(seed).integers(0, high, shape).astype(np.int32))
+
+
+def train(build, mode, jit_step=False):
+    """(losses, [(name, value)] of every Parameter of the step) after STEPS training steps of
+    build()'s model in `mode`; `jit_step` compiles a functional step with ms.jit instead."""
+    ms.set_context(mode=mode)
+    try:
+        ms.set_seed(0)   # the same initial parameters and the same dropout masks
+        setup = build()
+        net_with_loss = nn.WithLossCell(setup.net, setup.loss_fn)
+        optimizer = setup.make_optimizer(setup.net.trainable_params())
+        trainer = nn.TrainOneStepCell(net_with_loss, optimizer)
+        trainer.set_train(setup.training)
+        step = trainer
+        if jit_step:
+            grad_fn = ms.value_and_grad(net_with_loss, None, optimizer.parameters)
+
+            @ms.jit
+            def step(data, label):
+                loss, grads = grad_fn(data, label)
+                optimizer(grads)
+                return loss
+
+        losses = [step(setup.data, setup.label).asnumpy() for _ in range(STEPS)]
+        if mode == ms.GRAPH_MODE or jit_step:
+            # one graph for all the steps, with no part left to the Python interpreter
+            explanation = ms.explain(step)
+            assert explanation.graphs == 1 and explanation.compiled_whole, str(explanation)
+            assert not explanation.recompiles, str(explanation)
+        return losses, [(p.name, p.asnumpy().copy()) for p in trainer.get_parameters()]
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+def assert_same_training(build, jit_step=False):
+    eager_losses, eager_state = train(build, ms.PYNATIVE_MODE)
+    # ms.jit compiles the step inside a PyNative program
+    graph_losses, graph_state = train(build, ms.PYNATIVE_MODE if jit_step else ms.GRAPH_MODE,
+                                      jit_step)
+    assert np.isfinite(eager_losses).all()
+    # the steps change the loss: parity of steps that train nothing would prove little
+    assert not np.allclose(eager_losses[0], eager_losses[-1], rtol=1e-4)
+    np.testing.assert_allclose(graph_losses, eager_losses, rtol=RTOL, atol=ATOL,
+                               err_msg="losses")
+    assert [name for name, _ in graph_state] == [name for name, _ in eager_state]
+    for (name, g), (_, e) in zip(graph_state, eager_state):
+        np.testing.assert_allclose(g, e, rtol=RTOL, atol=ATOL, err_msg=name)
+
+
+# ***** models around each class *****
+
+def dense_then(layer, scale=1.0):
+    """Dense(4, 3) followed by `layer`, trained towards a random (5, 3) target."""
+    return Setup(nn.SequentialCell([nn.Dense(4, 3), layer]), randn((5, 4), 1, scale),
+                 randn((5, 3), 2))
+
+
+def conv_then(layer, out_shape, training=True):
+    """Conv2d(2, 3, 3) ('same' padding, with bias) on a (2, 2, 5, 5) input, then `layer`."""
+    net = nn.SequentialCell([nn.Conv2d(2, 3, 3, has_bias=True), layer])
+    return Setup(net, randn((2, 2, 5, 5), 3), randn(out_shape, 4), training=training)
+
+
+def on_input(layer, in_shape, out_shape):
+    """`layer` alone on a random input (for layers with parameters of their own)."""
+    return Setup(layer, randn(in_shape, 5), randn(out_shape, 6))
+
+
+class ThroughCellList(nn.Cell):
+    """Dense layers held in a CellList, applied in order."""
+
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.CellList([nn.Dense(4, 4), nn.Tanh(), nn.Dense(4, 3)])
+
+    def construct(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+def embedding(**kwargs):
+    return Setup(nn.Embedding(7, 3, **kwargs), integers(7, (4, 2), 7), randn((4, 2, 3), 8))
+
+
+def classifier(loss_fn, label, head=None):
+    """Dense(4, 3) logits (through `head` if given) on 5 samples, trained with `loss_fn`."""
+    layers = [nn.Dense(4, 3)] + ([head] if head is not None else [])
+    return Setup(nn.SequentialCell(layers), randn((5, 4), 1), label, loss_fn=loss_fn)
+
+
+def probabilities(shape, seed):
+    p = np.random.default_rng(seed).random(shape) + 0.1
+    return T((p / p.sum(-1, keepdims=True)).astype(np.float32))
+
+
+def bits(shape, seed):
+    return T((np.random.default_rng(seed).random(shape) > 0.5).astype(np.float32))
+
+
+def with_optimizer(make_optimizer):
+    """A Dense -> Tanh -> Dense model trained with `make_optimizer`."""
+    net = nn.SequentialCell([nn.Dense(4, 4), nn.Tanh(), nn.Dense(4, 3)])
+    return Setup(net, randn((5, 4), 1), randn((5, 3), 2), make_optimizer=make_optimizer)
+
+
+# (class, variant, build): every build runs in both modes
+LAYER_CASES = [
+    (nn.Dense, "activation-3d-input",
+     lambda: on_input(nn.Dense(4, 3, activation="tanh"), (2, 5, 4), (2, 5, 3))),
+    (nn.Dense, "no-bias", lambda: on_input(nn.Dense(4, 2, has_bias=False), (5, 4), (5, 2))),
+    (nn.ReLU, "", lambda: dense_then(nn.ReLU())),
+    # inputs scaled so that some pre-activations pass 6 and the upper clip is trained through
+    (nn.ReLU6, "", lambda: dense_then(nn.ReLU6(), scale=8.0)),
+    (nn.Sigmoid, "", lambda: dense_then(nn.Sigmoid())),
+    # large inputs: the compiled kernels' own exp/tanh must saturate as numpy's do
+    (nn.Sigmoid, "saturated", lambda: dense_then(nn.Sigmoid(), scale=30.0)),
+    (nn.Tanh, "", lambda: dense_then(nn.Tanh())),
+    (nn.Tanh, "saturated", lambda: dense_then(nn.Tanh(), scale=30.0)),
+    (nn.SiLU, "", lambda: dense_then(nn.SiLU())),
+    (nn.LeakyReLU, "", lambda: dense_then(nn.LeakyReLU(0.3))),
+    (nn.ELU, "", lambda: dense_then(nn.ELU(0.7))),
+    (nn.GELU, "tanh", lambda: dense_then(nn.GELU())),
+    (nn.GELU, "erf", lambda: dense_then(nn.GELU(approximate=False))),
+    (nn.Softmax, "", lambda: dense_then(nn.Softmax())),
+    (nn.LogSoftmax, "", lambda: dense_then(nn.LogSoftmax(axis=0))),
+    (nn.Flatten, "", lambda: conv_then(nn.Flatten(), (2, 75))),
+    (nn.Dropout, "train", lambda: dense_then(nn.Dropout(p=0.3))),
+    (nn.Dropout, "eval", lambda: replace(dense_then(nn.Dropout(p=0.3)), training=False)),
+    (nn.Embedding, "gather", lambda: embedding()),
+    # id 4 occurs in the input: the zeroed padding row is looked up and trained
+    (nn.Embedding, "one-hot-padding", lambda: embedding(use_one_hot=True, padding_idx=4)),
+    (nn.Conv2d, "same-bias", lambda: conv_then(nn.ReLU(), (2, 3, 5, 5))),
+    (nn.Conv2d, "pad-stride-dilation-group",
+     lambda: on_input(nn.Conv2d(2, 4, 3, stride=2, pad_mode="pad", padding=(1, 0, 2, 1),
+                                dilation=(1, 2), group=2, has_bias=True), (2, 2, 6, 7),
+                      (2, 4, 3, 3))),
+    (nn.BatchNorm1d, "nc", lambda: dense_then(nn.BatchNorm1d(3, momentum=0.8))),
+    (nn.BatchNorm1d, "ncl", lambda: on_input(nn.BatchNorm1d(3), (4, 3, 5), (4, 3, 5))),
+    (nn.BatchNorm2d, "train", lambda: conv_then(nn.BatchNorm2d(3), (2, 3, 5, 5))),
+    (nn.BatchNorm2d, "eval", lambda: conv_then(
+        nn.BatchNorm2d(3, moving_mean_init=T(np.array([0.1, -0.2, 0.3], np.float32)),
+                       moving_var_init=T(np.array([0.5, 2.0, 1.5], np.float32))),
+        (2, 3, 5, 5), training=False)),
+    (nn.BatchNorm2d, "eval-batch-statistics-no-affine", lambda: conv_then(
+        nn.BatchNorm2d(3, affine=False, use_batch_statistics=True), (2, 3, 5, 5),
+        training=False)),
+    (nn.LayerNorm, "last-axis", lambda: dense_then(nn.LayerNorm((3,)))),
+    (nn.LayerNorm, "two-axes",
+     lambda: on_input(nn.LayerNorm((4,), begin_norm_axis=1, begin_params_axis=-1),
+                      (2, 3, 4), (2, 3, 4))),
+    (nn.MaxPool2d, "valid", lambda: conv_then(nn.MaxPool2d(2, 2), (2, 3, 2, 2))),
+    (nn.MaxPool2d, "same", lambda: conv_then(nn.MaxPool2d(3, 2, pad_mode="same"),
+                                             (2, 3, 3, 3))),
+    (nn.MaxPool2d, "pad", lambda: conv_then(nn.MaxPool2d(2, 2, pad_mode="pad", padding=1),
+                                            (2, 3, 3, 3))),
+    (nn.MaxPool2d, "dilation-ceil", lambda: conv_then(nn.MaxPool2d(2, 2, dilation=2,
+                                                                   ceil_mode=True),
+                                                      (2, 3, 2, 2))),
+    (nn.AvgPool2d, "valid", lambda: conv_then(nn.AvgPool2d(2, 2), (2, 3, 2, 2))),
+    (nn.AvgPool2d, "same", lambda: conv_then(nn.AvgPool2d(3, 2, pad_mode="same"),
+                                             (2, 3, 3, 3))),
+    (nn.AvgPool2d, "pad-exclude-padding",
+     lambda: conv_then(nn.AvgPool2d(2, 2, pad_mode="pad", padding=1, count_include_pad=False),
+                       (2, 3, 3, 3))),
+    (nn.AvgPool2d, "divisor", lambda: conv_then(nn.AvgPool2d(2, 1, divisor_override=3),
+                                                (2, 3, 4, 4))),
+    (nn.AvgPool2d, "ceil", lambda: conv_then(nn.AvgPool2d(2, 2, ceil_mode=True),
+                                             (2, 3, 3, 3))),
+    (nn.CellList, "", lambda: Setup(ThroughCellList(), randn((5, 4), 1), randn((5, 3), 2))),
+]
+
+LOSS_CASES = [
+    (nn.MSELoss, "", lambda: classifier(nn.MSELoss(), randn((5, 3), 2))),
+    (nn.L1Loss, "sum", lambda: classifier(nn.L1Loss(reduction="sum"), randn((5, 3), 2))),
+    # beta below the typical |logits - labels| so both branches are trained through; the
+    # default reduction 'none' gives a loss per element, which the step differentiates as
+    # the sum (a sensitivity of ones)
+    (nn.SmoothL1Loss, "none", lambda: classifier(nn.SmoothL1Loss(0.5), randn((5, 3), 2))),
+    (nn.SoftmaxCrossEntropyWithLogits, "sparse-none",
+     lambda: classifier(nn.SoftmaxCrossEntropyWithLogits(sparse=True), integers(3, (5,), 9))),
+    (nn.SoftmaxCrossEntropyWithLogits, "dense",
+     lambda: classifier(nn.SoftmaxCrossEntropyWithLogits(reduction="sum"),
+                        probabilities((5, 3), 9))),
+    (nn.CrossEntropyLoss, "indices", lambda: classifier(nn.CrossEntropyLoss(),
+                                                        integers(3, (5,), 9))),
+    (nn.CrossEntropyLoss, "weight-ignore-smoothing",
+     lambda: classifier(nn.CrossEntropyLoss(T(np.array([0.5, 1.0, 2.0], np.float32)),
+                                            ignore_index=1, label_smoothing=0.1),
+                        integers(3, (5,), 9))),
+    (nn.CrossEntropyLoss, "probabilities",
+     lambda: classifier(nn.CrossEntropyLoss(reduction="sum"), probabilities((5, 3), 9))),
+    (nn.NLLLoss, "", lambda: classifier(nn.NLLLoss(T(np.array([1.0, 0.5, 2.0], np.float32))),
+                                        integers(3, (5,), 9), head=nn.LogSoftmax(axis=1))),
+    (nn.BCEWithLogitsLoss, "weight-pos-weight",
+     lambda: classifier(nn.BCEWithLogitsLoss(weight=T(np.array([1.0, 2.0, 0.5], np.float32)),
+                                             pos_weight=T(np.array([2.0, 1.0, 3.0],
+                                                                   np.float32))),
+                        bits((5, 3), 10))),
+    # logits past 100, where exp overflows float32: the stable formula in both modes
+    (nn.BCEWithLogitsLoss, "large-logits",
+     lambda: replace(classifier(nn.BCEWithLogitsLoss(), bits((5, 3), 10)),
+                     data=randn((5, 4), 1, scale=100.0))),
+    (nn.BCELoss, "", lambda: classifier(nn.BCELoss(), bits((5, 3), 10), head=nn.Sigmoid())),
+]
+
+# optimizers, and learning-rate schedules (each drives an optimizer)
+OPTIMIZER_CASES = [
+    (nn.SGD, "weight-decay", lambda: with_optimizer(lambda ps: nn.SGD(ps, 0.1,
+                                                                      weight_decay=0.01))),
+    (nn.SGD, "momentum-dampening",
+     lambda: with_optimizer(lambda ps: nn.SGD(ps, 0.1, momentum=0.9, dampening=0.5))),
+    (nn.SGD, "nesterov-loss-scale",
+     lambda: with_optimizer(lambda ps: nn.SGD(ps, 0.1, momentum=0.9, nesterov=True,
+                                              loss_scale=4.0))),
+    (nn.SGD, "lr-list", lambda: with_optimizer(lambda ps: nn.SGD(ps, [0.1, 0.05, 0.02]))),
+    (nn.Momentum, "", lambda: with_optimizer(lambda ps: nn.Momentum(ps, 0.1, 0.9))),
+    (nn.Momentum, "nesterov-weight-decay",
+     lambda: with_optimizer(lambda ps: nn.Momentum(ps, 0.1, 0.9, weight_decay=0.01,
+                                                   use_nesterov=True))),
+    (nn.Adam, "", lambda: with_optimizer(lambda ps: nn.Adam(ps, 0.01))),
+    (nn.Adam, "nesterov-weight-decay",
+     lambda: with_optimizer(lambda ps: nn.Adam(ps, 0.01, use_nesterov=True, weight_decay=0.01))),
+    (nn.AdamWeightDecay, "", lambda: with_optimizer(lambda ps: nn.AdamWeightDecay(
+        ps, 0.01, weight_decay=0.1))),
+    (nn.ExponentialDecayLR, "stair", lambda: with_optimizer(lambda ps: nn.SGD(
+        ps, nn.ExponentialDecayLR(0.1, 0.5, 2, is_stair=True)))),
+    (nn.CosineDecayLR, "", lambda: with_optimizer(lambda ps: nn.SGD(
+        ps, nn.CosineDecayLR(0.01, 0.1, 2)))),
+    (nn.PolynomialDecayLR, "update-decay-steps", lambda: with_optimizer(lambda ps: nn.SGD(
+        ps, nn.PolynomialDecayLR(0.1, 0.01, 2, 2.0, update_decay_steps=True)))),
+    (nn.WarmUpLR, "", lambda: with_optimizer(lambda ps: nn.Momentum(
+        ps, nn.WarmUpLR(0.1, 2), 0.9))),
+]
+
+# Exported Cells that get no case of their own, and why
+NOT_A_CASE = {
+    "Cell": "the base class: every case is one",
+    "LossBase": "abstract base of the losses (no construct); get_loss is in test_losses.py",
+    "Optimizer": "abstract base of the optimizers (no _update)",
+    "LearningRateSchedule": "abstract base of the schedules (no construct)",
+    "SequentialCell": "container: most cases above train through one",
+    "WithLossCell": "wrapper every case trains through",
+    "TrainOneStepCell": "wrapper every case trains through (sens: test_training.py)",
+    "WithEvalCell": "evaluation wrapper, no training step (test_training.py)",
+}
+
+
+def params(cases):
+    return [pytest.param(build, id="-".join(filter(None, (cls.__name__, variant))))
+            for cls, variant, build in cases]
+
+
+# ***** the tests *****
+
+def test_every_exported_cell_has_a_parity_case():
+    exported = {name for name in dir(nn) if not name.startswith("_")
+                and isinstance(getattr(nn, name), type) and issubclass(getattr(nn, name), nn.Cell)}
+    covered = {cls.__name__ for cls, _, _ in LAYER_CASES + LOSS_CASES + OPTIMIZER_CASES}
+    assert not covered & set(NOT_A_CASE)
+    missing = exported - covered - set(NOT_A_CASE)
+    assert not missing, f"Cells of minispore.nn without a mode-parity case: {sorted(missing)}"
+    assert set(NOT_A_CASE) <= exported, "NOT_A_CASE names a Cell minispore.nn no longer exports"
+
+
+@pytest.mark.parametrize("build", params(LAYER_CASES + LOSS_CASES))
+def test_layer_and_loss_train_the_same_in_both_modes(build):
+    assert_same_training(build)
+
+
+@pytest.mark.parametrize("build", params(OPTIMIZER_CASES))
+@pytest.mark.parametrize("jit_step", [False, True], ids=["graph-mode", "ms.jit"])
+def test_optimizer_trains_the_same_in_both_modes(build, jit_step):
+    assert_same_training(build, jit_step)
