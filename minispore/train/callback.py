@@ -15,12 +15,13 @@ step_end / epoch_end / end by default, so callbacks written against either spell
 `run_context.original_args()` is the run's CallbackParams: network, train_network,
 optimizer, loss_fn, epoch_num, batch_num (steps per epoch), cur_epoch_num, cur_step_num
 (counted over the whole run), net_outputs (the last step's output, the loss when training),
-train_dataset / valid_dataset, mode ("train" or "eval"), list_callback, dataset_sink_mode.
+train_dataset / valid_dataset, mode ("train" or "eval"), list_callback, dataset_sink_mode;
+after an evaluation, metrics (and in Model.fit, until on_train_epoch_end, eval_results).
 `run_context.request_stop()` ends training after the current step.
 """
 import contextlib
 
-__all__ = ["Callback", "RunContext", "CallbackParams", "CallbackList"]
+__all__ = ["Callback", "CallbackList", "CallbackParams", "RunContext"]
 
 
 class Callback:

@@ -1,5 +1,8 @@
 """Model: the high-level training / evaluation / prediction loop over datasets.
 
+`train` runs epochs, `eval` one pass of the metrics, `fit` both (training with an evaluation
+every few epochs), `predict` the network.
+
     >>> import numpy as np
     >>> import minispore.dataset as ds
     >>> from minispore import nn
@@ -13,6 +16,10 @@
     >>> model.train(20, data, progress_bar=False)
     >>> model.eval(data)["accuracy"] > 0.9
     True
+    >>> from minispore.train import LossMonitor
+    >>> model.fit(22, data, valid_dataset=data, valid_frequency=[22], initial_epoch=20,
+    ...           callbacks=LossMonitor(0), progress_bar=False)    # doctest: +ELLIPSIS
+    Eval result: epoch 22, metrics: {'accuracy': ...}
 
 How the networks are built, as in MindSpore:
 
@@ -36,6 +43,10 @@ __all__ = ["Model"]
 
 # auto mode keeps short runs quiet: the bar appears only once a run has taken this long
 _AUTO_PROGRESS_DELAY_S = 1.0
+# the entries of cb_params a validation inside Model.fit changes and then restores
+_TRAINING_STATE = ("mode", "cur_step_num", "batch_num", "dataset_sink_mode", "net_outputs")
+# the key of the evaluation network's mean loss in cb_params.eval_results (MindSpore's)
+_EVAL_LOSS = "eval_loss"
 
 
 class Model:
@@ -121,16 +132,58 @@ class Model:
             progress_bar: True shows a tqdm bar, False hides it; None (default) shows it on a
                 terminal once a run takes longer than a second.
         """
-        _check_int(epoch, 1, "epoch")
-        _check_int(initial_epoch, 0, "initial_epoch")
+        self._run_training("Model.train", epoch, train_dataset, callbacks, dataset_sink_mode,
+                           sink_size, initial_epoch, progress_bar, validation=None)
+
+    def fit(self, epoch, train_dataset, valid_dataset=None, valid_frequency=1, callbacks=None,
+            dataset_sink_mode=False, valid_dataset_sink_mode=False, sink_size=-1, initial_epoch=0,
+            progress_bar=None):
+        """Train as `train` does, and evaluate on `valid_dataset` at the end of some epochs.
+
+            >>> model.fit(10, train_data, valid_data, valid_frequency=2,    # doctest: +SKIP
+            ...           callbacks=LossMonitor(0))
+            Eval result: epoch 2, metrics: {'accuracy': 0.91, 'loss': 0.28}
+            ...
+
+        Args:
+            valid_dataset: the Dataset to evaluate on (None: train only); needs the Model's
+                metrics.
+            valid_frequency: an int n evaluates after every n-th epoch (epoch % n == 0); a list
+                names the epochs to evaluate after, e.g. [1, 5].
+            valid_dataset_sink_mode: accepted for MindSpore compatibility (see
+                dataset_sink_mode).
+            The other arguments are those of `train`.
+
+        Each evaluation runs between the epoch's last step and on_train_epoch_end, whose
+        cb_params then hold `metrics` (what `eval` returns) and `eval_results` (the same plus
+        "eval_loss", the mean loss of the evaluation network, when its loss is known); both
+        are removed again after on_train_epoch_end. During an evaluation the run's callbacks
+        get the on_eval_* hooks with cb_params.mode == "eval", cur_step_num counting its
+        steps and batch_num its size; cur_epoch_num stays the training epoch. `LossMonitor`
+        prints the results, `TimeMonitor` the evaluation time.
+        """
+        epochs = _validation_epochs(valid_frequency)
+        validation = None
+        if valid_dataset is not None:
+            if not self._metric_fns:
+                raise ValueError("Model.fit: evaluating on valid_dataset needs metrics; pass "
+                                 "metrics={'accuracy'} (or a dict name -> Metric) to Model")
+            validation = _Validation(valid_dataset, epochs, bool(valid_dataset_sink_mode))
+        self._run_training("Model.fit", epoch, train_dataset, callbacks, dataset_sink_mode,
+                           sink_size, initial_epoch, progress_bar, validation)
+
+    def _run_training(self, api, epoch, train_dataset, callbacks, dataset_sink_mode, sink_size,
+                      initial_epoch, progress_bar, validation):
+        _check_int(epoch, 1, api, "epoch")
+        _check_int(initial_epoch, 0, api, "initial_epoch")
         if initial_epoch >= epoch:
-            raise ValueError(f"Model.train: epoch ({epoch}) must be larger than initial_epoch "
+            raise ValueError(f"{api}: epoch ({epoch}) must be larger than initial_epoch "
                              f"({initial_epoch})")
         if not isinstance(sink_size, int) or sink_size == 0 or sink_size < -1:
-            raise ValueError(f"Model.train: sink_size must be -1 or positive, got {sink_size!r}")
+            raise ValueError(f"{api}: sink_size must be -1 or positive, got {sink_size!r}")
         dataset_size = train_dataset.get_dataset_size()
         if dataset_size == 0:
-            raise ValueError("Model.train: the training dataset is empty")
+            raise ValueError(f"{api}: the training dataset is empty")
         steps_per_epoch = sink_size if dataset_sink_mode and sink_size > 0 else dataset_size
 
         cb_params = CallbackParams(
@@ -143,10 +196,11 @@ class Model:
         callback_list = _callback_list(callbacks, progress_bar)
         cb_params.list_callback = callback_list.callbacks
         with callback_list:
-            self._train_loop(epoch, initial_epoch, train_dataset, steps_per_epoch, cb_params,
-                             callback_list)
+            self._train_loop(api, epoch, initial_epoch, train_dataset, steps_per_epoch,
+                             cb_params, callback_list, validation)
 
-    def _train_loop(self, epoch, initial_epoch, dataset, steps_per_epoch, cb_params, callbacks):
+    def _train_loop(self, api, epoch, initial_epoch, dataset, steps_per_epoch, cb_params,
+                    callbacks, validation):
         network = self._train_network
         network.set_train(True)
         run_context = RunContext(cb_params)
@@ -157,7 +211,7 @@ class Model:
             callbacks.on_train_epoch_begin(run_context)
             for inputs in next(batches):
                 if self._loss_fn is not None and len(inputs) != 2:
-                    raise ValueError(f"Model.train: with a loss_fn each dataset row must be "
+                    raise ValueError(f"{api}: with a loss_fn each dataset row must be "
                                      f"(data, label), got {len(inputs)} columns")
                 cb_params.cur_step_num += 1
                 cb_params.train_dataset_element = inputs
@@ -166,10 +220,27 @@ class Model:
                 callbacks.on_train_step_end(run_context)
                 if run_context.get_stop_requested():
                     break
+            if validation is not None and validation.due(cb_params.cur_epoch_num):
+                self._validate(validation, cb_params, callbacks)
             callbacks.on_train_epoch_end(run_context)
+            cb_params.pop("metrics", None)
+            cb_params.pop("eval_results", None)
             if run_context.get_stop_requested():
                 break
         callbacks.on_train_end(run_context)
+
+    def _validate(self, validation, cb_params, callbacks):
+        """One evaluation inside a training run: cb_params switch to the evaluation's values
+        for its hooks and back to training's afterwards (metrics and eval_results stay)."""
+        training = {key: cb_params[key] for key in _TRAINING_STATE}
+        cb_params.update(eval_network=self._eval_network, valid_dataset=validation.dataset,
+                         batch_num=validation.dataset.get_dataset_size(), mode="eval",
+                         cur_step_num=0, net_outputs=None,
+                         dataset_sink_mode=validation.dataset_sink_mode)
+        self._evaluate(validation.dataset, cb_params, callbacks, with_eval_loss=True)
+        cb_params.update(training)
+        # the evaluation put the shared backbone in inference mode (BatchNorm, Dropout)
+        self._train_network.set_train(True)
 
     # ----- evaluation -----
     def eval(self, valid_dataset, callbacks=None, dataset_sink_mode=False):
@@ -181,42 +252,55 @@ class Model:
         if not self._metric_fns:
             raise ValueError("Model.eval: the Model has no metrics; pass metrics={'accuracy'} "
                              "(or a dict name -> Metric) to Model")
-        network = self._eval_network
-        network.set_train(False)
-        for metric in self._metric_fns.values():
-            metric.clear()
         cb_params = CallbackParams(
-            network=self._network, eval_network=network, valid_dataset=valid_dataset,
+            network=self._network, eval_network=self._eval_network, valid_dataset=valid_dataset,
             batch_num=valid_dataset.get_dataset_size(), cur_epoch_num=1, cur_step_num=0,
             net_outputs=None, mode="eval", dataset_sink_mode=bool(dataset_sink_mode))
         callback_list = _callback_list(callbacks, progress_bar=False)
         cb_params.list_callback = callback_list.callbacks
-        run_context = RunContext(cb_params)
         with callback_list:
-            callback_list.on_eval_begin(run_context)
-            callback_list.on_eval_epoch_begin(run_context)
-            for inputs in valid_dataset.create_tuple_iterator(num_epochs=1):
-                cb_params.cur_step_num += 1
-                callback_list.on_eval_step_begin(run_context)
-                outputs = network(*inputs)
-                cb_params.net_outputs = outputs
-                callback_list.on_eval_step_end(run_context)
-                self._update_metrics(outputs)
-            metrics = {name: metric.eval() for name, metric in self._metric_fns.items()}
-            cb_params.metrics = metrics
-            callback_list.on_eval_epoch_end(run_context)
-            callback_list.on_eval_end(run_context)
-        return metrics
+            return self._evaluate(valid_dataset, cb_params, callback_list)
 
-    def _update_metrics(self, outputs):
+    def _evaluate(self, dataset, cb_params, callbacks, with_eval_loss=False):
+        """One pass of the evaluation network over `dataset`, calling the on_eval_* hooks;
+        returns the metrics (also cb_params.metrics). `with_eval_loss` adds
+        cb_params.eval_results: the metrics plus "eval_loss" where the network's loss output
+        is known (eval_indexes)."""
+        network = self._eval_network
+        network.set_train(False)
+        metric_fns = dict(self._metric_fns)
+        if with_eval_loss and self._eval_indexes is not None:
+            metric_fns[_EVAL_LOSS] = Loss()
+        for metric in metric_fns.values():
+            metric.clear()
+        run_context = RunContext(cb_params)
+        callbacks.on_eval_begin(run_context)
+        callbacks.on_eval_epoch_begin(run_context)
+        for inputs in dataset.create_tuple_iterator(num_epochs=1):
+            cb_params.cur_step_num += 1
+            callbacks.on_eval_step_begin(run_context)
+            outputs = network(*inputs)
+            cb_params.net_outputs = outputs
+            callbacks.on_eval_step_end(run_context)
+            self._update_metrics(metric_fns, outputs)
+        results = {name: metric.eval() for name, metric in metric_fns.items()}
+        metrics = {name: results[name] for name in self._metric_fns}
+        cb_params.metrics = metrics
+        if with_eval_loss:
+            cb_params.eval_results = results
+        callbacks.on_eval_epoch_end(run_context)
+        callbacks.on_eval_end(run_context)
+        return dict(metrics)
+
+    def _update_metrics(self, metric_fns, outputs):
         outputs = (outputs,) if isinstance(outputs, Tensor) else outputs
         if not isinstance(outputs, (tuple, list)):
-            raise ValueError(f"Model.eval: the evaluation network must return a Tensor or a "
-                             f"tuple, got {type(outputs).__name__}")
+            raise TypeError(f"Model.eval: the evaluation network must return a Tensor or a "
+                            f"tuple, got {type(outputs).__name__}")
         if self._eval_indexes is not None and len(outputs) < 3:
             raise ValueError(f"Model.eval: eval_indexes needs (loss, prediction, label) outputs, "
                              f"the evaluation network returned {len(outputs)}")
-        for metric in self._metric_fns.values():
+        for metric in metric_fns.values():
             if self._eval_indexes is None:
                 metric.update(*outputs)
             elif isinstance(metric, Loss):
@@ -232,9 +316,42 @@ class Model:
         return self._network(*predict_data)
 
 
-def _check_int(value, low, arg):
+def _check_int(value, low, api, arg):
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"Model.train: {arg} must be an int >= {low}, got {value!r}")
+        raise ValueError(f"{api}: {arg} must be an int >= {low}, got {value!r}")
+
+
+class _Validation:
+    """What Model.fit evaluates on, and after which epochs (an int period or a set)."""
+
+    def __init__(self, dataset, epochs, dataset_sink_mode):
+        self.dataset = dataset
+        self.epochs = epochs
+        self.dataset_sink_mode = dataset_sink_mode
+
+    def due(self, epoch):
+        if isinstance(self.epochs, int):
+            return epoch % self.epochs == 0
+        return epoch in self.epochs
+
+
+def _validation_epochs(valid_frequency):
+    """valid_frequency checked: a period (int >= 1) or a frozenset of epoch numbers."""
+    def is_positive_int(value):
+        return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+    if isinstance(valid_frequency, (list, tuple)):
+        if not all(is_positive_int(e) for e in valid_frequency):
+            raise ValueError(f"Model.fit: valid_frequency as a list names the epochs to evaluate "
+                             f"after, ints >= 1; got {valid_frequency!r}")
+        return frozenset(valid_frequency)
+    if isinstance(valid_frequency, bool) or not isinstance(valid_frequency, int):
+        raise TypeError(f"Model.fit: valid_frequency must be an int or a list of epochs, got "
+                        f"{type(valid_frequency).__name__} {valid_frequency!r}")
+    if valid_frequency < 1:
+        raise ValueError(f"Model.fit: valid_frequency must be >= 1 (evaluate every n epochs), "
+                         f"got {valid_frequency}")
+    return valid_frequency
 
 
 def _callback_list(callbacks, progress_bar):

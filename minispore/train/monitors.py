@@ -18,7 +18,7 @@ from tqdm import tqdm
 from ..runtime.tensor import Tensor
 from .callback import Callback
 
-__all__ = ["LossMonitor", "TimeMonitor", "ProgressBar"]
+__all__ = ["LossMonitor", "ProgressBar", "TimeMonitor"]
 
 
 def _write(message):
@@ -42,6 +42,8 @@ def _step_in_epoch(cb_params):
 
 class LossMonitor(Callback):
     """Print the loss every `per_print_times` steps; stop with ValueError on a NaN/inf loss.
+    In `Model.fit`, also print each evaluation's metrics ("Eval result: epoch 2, metrics:
+    {...}") at the end of its epoch.
 
     Args:
         per_print_times: print every this many steps (0: never print, still check).
@@ -72,9 +74,17 @@ class LossMonitor(Callback):
             self._last_print_step = cb_params.cur_step_num
             _write(f"epoch: {cb_params.cur_epoch_num} step: {step}, loss is {loss:.6g}")
 
+    def on_train_epoch_end(self, run_context):
+        # in Model.fit, an epoch that ran an evaluation carries its metrics here
+        cb_params = run_context.original_args()
+        metrics = cb_params.get("metrics")
+        if metrics:
+            _write(f"Eval result: epoch {cb_params.cur_epoch_num}, metrics: {metrics}")
+
 
 class TimeMonitor(Callback):
-    """Print each epoch's wall time and time per step.
+    """Print each epoch's wall time and time per step, and each evaluation's ("Eval epoch
+    time: ...", per evaluation step).
 
     Args:
         data_size: steps per epoch to divide by (default: the dataset's batch count).
@@ -86,15 +96,25 @@ class TimeMonitor(Callback):
             raise ValueError(f"TimeMonitor: data_size must be a positive int, got {data_size!r}")
         self._data_size = data_size
         self._epoch_start = None
+        self._eval_start = None
 
     def on_train_epoch_begin(self, run_context):
         self._epoch_start = time.perf_counter()
 
     def on_train_epoch_end(self, run_context):
-        cb_params = run_context.original_args()
-        epoch_ms = (time.perf_counter() - self._epoch_start) * 1000
-        steps = self._data_size or cb_params.batch_num
-        _write(f"Train epoch time: {epoch_ms:5.3f} ms, per step time: {epoch_ms / steps:5.3f} ms")
+        steps = self._data_size or run_context.original_args().batch_num
+        _report_time("Train", self._epoch_start, steps)
+
+    def on_eval_epoch_begin(self, run_context):
+        self._eval_start = time.perf_counter()
+
+    def on_eval_epoch_end(self, run_context):
+        _report_time("Eval", self._eval_start, run_context.original_args().batch_num)
+
+
+def _report_time(what, start, steps):
+    epoch_ms = (time.perf_counter() - start) * 1000
+    _write(f"{what} epoch time: {epoch_ms:5.3f} ms, per step time: {epoch_ms / steps:5.3f} ms")
 
 
 class ProgressBar(Callback):

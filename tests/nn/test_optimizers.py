@@ -3,11 +3,11 @@ from unittest import mock
 
 import numpy as np
 import pytest
+from nn_checks import T
 
 import minispore as ms
 from minispore import Parameter, Tensor, nn, ops
 from minispore.grad import tape
-from nn_checks import T
 
 # A quadratic with a gradient that depends on the parameters: loss = sum(a * p^2 + b * p)
 A = {"w": np.array([[0.5, 1.5], [2.0, 0.3]]), "gamma": np.array([0.7, 1.2])}
@@ -118,6 +118,94 @@ def test_adam_first_step_moves_each_weight_by_about_lr():
     assert np.abs(step - 0.125 * np.sign(g)).max() < 1e-5
 
 
+def amsgrad_update(lr, beta1, beta2, eps, weight_decay, amsgrad):
+    """MindSpore's Adam step (ApplyAdamWithAmsgrad with amsgrad): vhat is the running maximum
+    of the raw second moment v; the bias correction stays in the step size."""
+    def update(name, p, g, t, state, decays):
+        g = g + (weight_decay * p if decays else 0)
+        m = state["m"] = beta1 * state.get("m", 0) + (1 - beta1) * g
+        v = state["v"] = beta2 * state.get("v", 0) + (1 - beta2) * g * g
+        if amsgrad:
+            v = state["vhat"] = np.maximum(state.get("vhat", 0), v)
+        lr_t = lr * np.sqrt(1 - beta2 ** (t + 1)) / (1 - beta1 ** (t + 1))
+        return p - lr_t * m / (np.sqrt(v) + eps)
+    return update
+
+
+# beta2 this small lets v fall within a few steps as the gradients shrink, so that the running
+# maximum differs from v (else AMSGrad is plain Adam and the test could not tell them apart)
+AMSGRAD = {"learning_rate": 0.25, "beta1": 0.5, "beta2": 0.6, "eps": 1e-6, "weight_decay": 0.1}
+
+
+def amsgrad_reference(steps, amsgrad=True):
+    settings = {("lr" if k == "learning_rate" else k): v for k, v in AMSGRAD.items()}
+    return reference(amsgrad_update(amsgrad=amsgrad, **settings), steps, decays=("w",))
+
+
+def test_adam_amsgrad_follows_the_running_maximum_of_v(mode):
+    params = make_params()
+    opt = nn.Adam(params, use_amsgrad=True, **AMSGRAD)
+    got = run(opt, params, 6)
+    if mode == "graph":   # the update was compiled, whole
+        explanation = ms.explain(opt)
+        assert explanation.graphs == 1 and explanation.compiled_whole, str(explanation)
+    # the bias correction is computed in float32 (the learning rate's dtype)
+    assert_params_close(got, amsgrad_reference(6), rtol=1e-6)
+    plain = amsgrad_reference(6, amsgrad=False)
+    assert not np.allclose(got["w"], plain["w"], rtol=1e-3)   # the maximum changed the steps
+    # the state: vhat = max over steps of moment2, and here strictly above it somewhere
+    assert [p.name for p in opt.vhat] == ["vhat.w", "vhat.gamma"]
+    assert all(not p.requires_grad for p in opt.vhat)
+    vhat, v = opt.vhat[0].asnumpy(), opt.moment2[0].asnumpy()
+    assert (vhat >= v).all() and (vhat > v * 1.01).any()
+
+
+def test_adam_without_amsgrad_is_unchanged(mode):
+    params = make_params()
+    opt = nn.Adam(params, **AMSGRAD)          # use_amsgrad=False by default
+    assert_params_close(run(opt, params, 6), amsgrad_reference(6, amsgrad=False), rtol=1e-6)
+    assert not hasattr(opt, "vhat")
+    assert [p.name for p in opt.get_parameters()] == [
+        "global_step", "learning_rate", "moment1.w", "moment1.gamma", "moment2.w",
+        "moment2.gamma"]
+
+
+def test_adam_amsgrad_state_round_trips_through_a_checkpoint(tmp_path, mode):
+    def trainer():
+        ms.set_seed(3)
+        net = nn.Dense(3, 2)
+        return nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()),
+                                   nn.Adam(net.trainable_params(), use_amsgrad=True, **AMSGRAD))
+
+    rng = np.random.default_rng(0)
+    x = T(rng.standard_normal((4, 3)).astype(np.float32))
+    y = T(rng.standard_normal((4, 2)).astype(np.float32))
+    first = trainer()
+    for _ in range(3):
+        first(x, y)
+    path = str(tmp_path / "amsgrad.ckpt")
+    ms.train.save_checkpoint(first, path)
+    saved = ms.train.load_checkpoint(path)
+    assert {"vhat.weight", "vhat.bias", "moment2.weight", "global_step"} <= set(saved)
+    np.testing.assert_array_equal(saved["vhat.weight"].asnumpy(),
+                                  first.optimizer.vhat[0].asnumpy())
+
+    second = trainer()     # same initial weights, no steps taken: loads all of first's state
+    assert ms.train.load_param_into_net(second, saved, strict_load=True) == ([], [])
+    for _ in range(2):     # the resumed run continues exactly where the first one is
+        np.testing.assert_array_equal(second(x, y).asnumpy(), first(x, y).asnumpy())
+    for a, b in zip(first.get_parameters(), second.get_parameters()):
+        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy(), err_msg=a.name)
+
+
+def test_adam_amsgrad_errors():
+    p = Parameter(T(np.ones(2)), name="p")
+    with pytest.raises(TypeError, match="Adam: use_amsgrad must be a bool"):
+        nn.Adam([p], use_amsgrad=1)
+    with pytest.raises(ValueError, match="use_amsgrad and use_nesterov cannot both be True"):
+        nn.Adam([p], use_amsgrad=True, use_nesterov=True)
+
+
 def test_adam_weight_decay_is_decoupled_without_bias_correction():
     params = make_params()
     opt = nn.AdamWeightDecay(params, learning_rate=0.015625, weight_decay=0.1)
@@ -186,10 +274,10 @@ def test_update_records_nothing_on_the_tape():
     params = make_params()
     opt = nn.Adam(params)
     grads = tuple(ops.ones_like(p) for p in params)
-    with mock.patch.object(tape, "record", wraps=tape.record) as record:
-        with tape.recording(), tape.watching_parameters(params):
-            opt(grads)
-            loss_of(params)
+    with (mock.patch.object(tape, "record", wraps=tape.record) as record,
+          tape.recording(), tape.watching_parameters(params)):
+        opt(grads)
+        loss_of(params)
     assert record.call_count > 0                      # the loss was recorded ...
     assert all(call.args[0].name != "assign" for call in record.call_args_list)  # ... not the step
 

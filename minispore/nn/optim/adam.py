@@ -3,6 +3,7 @@
     >>> import minispore as ms
     >>> net = ms.nn.Dense(3, 1)
     >>> opt = ms.nn.Adam(net.trainable_params(), learning_rate=1e-3)
+    >>> opt = ms.nn.Adam(net.trainable_params(), use_amsgrad=True)
     >>> opt = ms.nn.AdamWeightDecay(net.trainable_params(), weight_decay=0.01)
 """
 from ...ops import functional as F
@@ -40,16 +41,34 @@ class Adam(_AdamBase):
         m = beta1 * m + (1 - beta1) * g;   v = beta2 * v + (1 - beta2) * g^2
         p -= lr * sqrt(1 - beta2^t) / (1 - beta1^t) * m / (sqrt(v) + eps)
 
-    use_nesterov uses beta1 * m + (1 - beta1) * g in place of m in the update. The moments are
-    the Parameters `moment1.<name>` and `moment2.<name>`. use_locking is accepted for
-    MindSpore compatibility (updates never run concurrently here).
+    use_nesterov uses beta1 * m + (1 - beta1) * g in place of m in the update. use_amsgrad
+    (AMSGrad, MindSpore's ApplyAdamWithAmsgrad) divides by the running maximum of the raw
+    second moment instead of v (the bias correction stays in the step size):
+
+        vhat = max(vhat, v);   p -= lr * sqrt(1 - beta2^t) / (1 - beta1^t) * m / (sqrt(vhat) + eps)
+
+    The moments are the Parameters `moment1.<name>` and `moment2.<name>`, and with
+    use_amsgrad `vhat.<name>`. use_locking is accepted for MindSpore compatibility (updates
+    never run concurrently here).
+
+        >>> opt = ms.nn.Adam(net.trainable_params(), use_amsgrad=True)
+        >>> [p.name for p in opt.vhat]
+        ['vhat.weight', 'vhat.bias']
     """
 
     def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,
-                 use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0):
+                 use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0,
+                 use_amsgrad=False):
         super().__init__(params, learning_rate, beta1, beta2, eps, weight_decay, loss_scale,
                          ("moment1", "moment2"))
         self.use_nesterov = V.boolean(use_nesterov, "use_nesterov", "Adam")
+        self.use_amsgrad = V.boolean(use_amsgrad, "use_amsgrad", "Adam")
+        if self.use_amsgrad and self.use_nesterov:
+            # MindSpore's AMSGrad kernel has no Nesterov form and silently drops the flag
+            raise ValueError("Adam: use_amsgrad and use_nesterov cannot both be True "
+                             "(AMSGrad has no Nesterov variant)")
+        if self.use_amsgrad:
+            self.vhat = self._state_like_parameters("vhat")
 
     def _update(self, index, param, grad, lr):
         m, v = self._moments(index, grad)
@@ -59,7 +78,11 @@ class Adam(_AdamBase):
         direction = m
         if self.use_nesterov:
             direction = F.add(F.mul(m, self.beta1), F.mul(grad, 1.0 - self.beta1))
-        step = F.div(direction, F.add(F.sqrt(v), self.eps))
+        second_moment = v
+        if self.use_amsgrad:
+            second_moment = self.vhat[index]
+            F.assign(second_moment, F.maximum(second_moment, v))
+        step = F.div(direction, F.add(F.sqrt(second_moment), self.eps))
         F.assign(param, F.sub(param, F.mul(step, F.mul(lr, correction))))
 
 
