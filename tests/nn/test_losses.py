@@ -100,3 +100,40 @@ def test_get_loss_and_bad_reduction():
         nn.CrossEntropyLoss(label_smoothing=2.0)
     with pytest.raises(ms.ops.OpError, match="binary_cross_entropy_with_logits"):
         nn.BCEWithLogitsLoss()(T(X), T(BINARY[:2]))
+
+
+EXTREME = np.array([[1e4, -1e4, 0.0], [-1e4, 1e4, 0.0], [0.0, 0.0, 0.0]], np.float32)
+EXTREME_LABELS = np.array([1, 1, 2])
+
+
+@pytest.mark.parametrize("loss", [nn.CrossEntropyLoss(reduction="sum"),
+                                  nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="sum")],
+                         ids=["CrossEntropyLoss", "SoftmaxCrossEntropyWithLogits"])
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE], ids=["pynative", "graph"])
+def test_classification_losses_on_extreme_logits(loss, mode):
+    """Logits of +-1e4 in float32: exact finite losses and gradients (softmax - onehot)."""
+    ms.set_context(mode=mode)
+    try:
+        value, grad = ms.value_and_grad(loss)(T(EXTREME), T(EXTREME_LABELS))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_allclose(float(value), 2e4 + np.log(3.0), rtol=1e-6)
+    probs = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1 / 3] * 3])
+    np.testing.assert_allclose(grad.asnumpy(), probs - np.eye(3)[EXTREME_LABELS], atol=1e-7)
+
+
+def test_log_softmax_cell_on_extreme_logits():
+    got = nn.LogSoftmax()(T(EXTREME)).asnumpy()
+    np.testing.assert_allclose(got, log_softmax(EXTREME.astype(np.float64)), rtol=1e-6)
+    assert np.isfinite(nn.Softmax()(T(EXTREME)).asnumpy()).all()
+
+
+def test_cross_entropy_loss_ignore_index_without_weight():
+    labels = np.array([0, 3, 1, 1, 2])
+    picked = -log_softmax(LOGITS)[np.arange(5), labels]
+    kept = labels != 1
+    for reduction, want in [("none", np.where(kept, picked, 0.0)), ("sum", picked[kept].sum()),
+                            ("mean", picked[kept].mean())]:
+        loss = nn.CrossEntropyLoss(ignore_index=1, reduction=reduction)
+        np.testing.assert_allclose(loss(T(LOGITS), T(labels)).asnumpy(), want, rtol=1e-12)
+    check_fn_grads(nn.CrossEntropyLoss(ignore_index=1), LOGITS, labels)

@@ -1,4 +1,4 @@
-"""ops/nn.py: convolution, pooling, normalisation, dropout, losses, activations.
+"""The nn ops (ops/conv.py, pool.py, normalization.py, dropout.py, loss.py, activation.py).
 
 Values are compared with straightforward numpy references (loops for conv/pool); gradients
 with float64 central differences on tiny shapes.
@@ -8,7 +8,7 @@ import pytest
 
 import minispore as ms
 from minispore import ops
-from minispore.ops import nn as nn_ops
+from minispore.ops import conv, pool
 from minispore.ops.primitive import OpError
 
 from helpers import assert_close, numeric_grad, run_in_mode
@@ -236,10 +236,10 @@ def test_max_pool2d_overlapping_windows_accumulate():
 def test_max_pool2d_gather_is_adjoint_of_grad(stride):
     x, g = randn(2, 2, 6, 6), randn(2, 2, 6, 6)
     attrs = dict(kernel_size=(2, 2), stride=stride, padding=(0, 0, 0, 0), dilation=(1, 1))
-    _, index = nn_ops.max_pool2d_p(T(x), **attrs)
+    _, index = pool.max_pool2d_p(T(x), **attrs)
     d = randn(*index.shape)
-    scattered = nn_ops.max_pool2d_grad(index, T(d), input_size=(6, 6), **attrs).asnumpy()
-    gathered = nn_ops.max_pool2d_gather(index, T(g), **attrs).asnumpy()
+    scattered = pool.max_pool2d_grad(index, T(d), input_size=(6, 6), **attrs).asnumpy()
+    gathered = pool.max_pool2d_gather(index, T(g), **attrs).asnumpy()
     assert np.isclose((scattered * g).sum(), (d * gathered).sum())
 
 
@@ -296,14 +296,14 @@ def test_max_pool2d_index_and_gradient_follow_the_first_maximum(kernel, stride, 
                                                                 dilation, mode):
     x = RNG.integers(0, 3, (2, 3, 6, 8)).astype(np.float32)  # many ties
     attrs = _pool_attrs(kernel, stride, pads, dilation)
-    values, index = run_in_mode(lambda x: nn_ops.max_pool2d_p(x, **attrs), mode, T(x))
+    values, index = run_in_mode(lambda x: pool.max_pool2d_p(x, **attrs), mode, T(x))
     d = randn(*values.shape).astype(np.float32)
     want_values, want_index, want_grad = first_max_reference(x, d, kernel, stride, pads,
                                                              dilation)
     assert index.dtype == ms.int8
     np.testing.assert_array_equal(values.asnumpy(), want_values)
     np.testing.assert_array_equal(index.asnumpy(), want_index)
-    grad = ms.grad(lambda x: ops.sum(nn_ops.max_pool2d_p(x, **attrs)[0] * T(d)))
+    grad = ms.grad(lambda x: ops.sum(pool.max_pool2d_p(x, **attrs)[0] * T(d)))
     np.testing.assert_allclose(run_in_mode(grad, mode, T(x)).asnumpy(), want_grad, rtol=1e-5,
                                atol=1e-6)
 
@@ -313,10 +313,10 @@ def test_max_pool2d_grad_keeps_a_non_finite_dout_at_the_maximum(kernel, stride, 
                                                                 dilation):
     x = randn(1, 2, 6, 8)
     attrs = _pool_attrs(kernel, stride, pads, dilation)
-    _, index = nn_ops.max_pool2d_p(T(x), **attrs)
+    _, index = pool.max_pool2d_p(T(x), **attrs)
     d = randn(*index.shape)
     d[0, 0, 0, 0], d[0, 1, 1, 1] = np.inf, np.nan
-    grad = nn_ops.max_pool2d_grad(index, T(d), input_size=(6, 8), **attrs).asnumpy()
+    grad = pool.max_pool2d_grad(index, T(d), input_size=(6, 8), **attrs).asnumpy()
     # inf and nan reach only their window's maximum (a product with the mask would put
     # inf * 0 = nan on the rest of the window)
     np.testing.assert_allclose(grad, first_max_reference(x, d, kernel, stride, pads,
@@ -326,11 +326,11 @@ def test_max_pool2d_grad_keeps_a_non_finite_dout_at_the_maximum(kernel, stride, 
 def test_max_pool2d_grad_and_gather_reject_a_bad_index():
     attrs = _pool_attrs((2, 2), (2, 2), (0, 0, 0, 0), (1, 1))
     with pytest.raises(OpError, match="integer") as info:
-        nn_ops.max_pool2d_grad(T(np.zeros((1, 1, 2, 2))), T(randn(1, 1, 2, 2)),
+        pool.max_pool2d_grad(T(np.zeros((1, 1, 2, 2))), T(randn(1, 1, 2, 2)),
                                input_size=(4, 4), **attrs)
     assert "ops.max_pool2d_grad" in str(info.value)
     with pytest.raises(OpError, match="pooled shape") as info:
-        nn_ops.max_pool2d_gather(T(np.zeros((1, 1, 3, 2), np.int8)), T(randn(1, 1, 4, 4)),
+        pool.max_pool2d_gather(T(np.zeros((1, 1, 3, 2), np.int8)), T(randn(1, 1, 4, 4)),
                                  **attrs)
     assert "ops.max_pool2d_gather" in str(info.value)
 
@@ -350,16 +350,16 @@ def test_conv2d_family_on_lenet_shapes_in_float32():
     attrs = dict(stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1)
     x64, w64, d64 = (a.astype(np.float64) for a in (x, w, d))
     windows = np.lib.stride_tricks.sliding_window_view(x64, (5, 5), axis=(2, 3))
-    np.testing.assert_allclose(nn_ops.conv2d_p.impl(np, x, w, **attrs),
+    np.testing.assert_allclose(conv.conv2d_p.impl(np, x, w, **attrs),
                                np.einsum("nchwij,ocij->nohw", windows, w64), rtol=1e-4,
                                atol=1e-4)
     np.testing.assert_allclose(
-        nn_ops.conv2d_filter_grad.impl(np, x, d, kernel_size=(5, 5), **attrs),
+        conv.conv2d_filter_grad.impl(np, x, d, kernel_size=(5, 5), **attrs),
         np.einsum("nchwij,nohw->ocij", windows, d64), rtol=1e-4, atol=1e-3)
     full = np.lib.stride_tricks.sliding_window_view(pad4(d64, (4, 4, 4, 4)), (5, 5),
                                                     axis=(2, 3))
     np.testing.assert_allclose(
-        nn_ops.conv2d_input_grad.impl(np, d, w, input_size=(12, 12), **attrs),
+        conv.conv2d_input_grad.impl(np, d, w, input_size=(12, 12), **attrs),
         np.einsum("nohwij,ocij->nchw", full, w64[:, :, ::-1, ::-1]), rtol=1e-4, atol=1e-4)
 
 
@@ -573,9 +573,88 @@ def test_cross_entropy_probability_targets():
 def test_cross_entropy_bad_target_shape():
     with pytest.raises(OpError, match="class indices of shape") as info:
         ops.cross_entropy(T(randn(4, 3)), T(np.array([0, 1])))
-    assert "ops.nll_loss" in str(info.value)
+    assert "ops.cross_entropy" in str(info.value)  # the op the user called
     with pytest.raises(ValueError, match="reduction"):
         ops.cross_entropy(T(randn(4, 3)), T(np.array([0, 1, 2, 0])), reduction="avg")
+
+
+def softmax_ref(x, axis):
+    return np.exp(log_softmax_ref(x, axis))
+
+
+def values_and_grads(fn, mode, x, seed=0):
+    """fn(x) (a Tensor) and the gradient of <c, fn(x)> for a random cotangent c, in `mode`."""
+    c = T(np.random.default_rng(seed).standard_normal(np.shape(fn(T(x)))))
+    value_and_grad = ms.value_and_grad(lambda x: ops.sum(fn(x) * c))
+    _, grad = run_in_mode(value_and_grad, mode, T(x))
+    return run_in_mode(fn, mode, T(x)).asnumpy(), grad.asnumpy(), c.asnumpy()
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_of_class_indices_agrees_with_the_weighted_path(reduction, mode):
+    """Without weight (or smoothing) cross_entropy runs one primitive; with weight=1 it runs
+    log_softmax and nll_loss: the same values and gradients, ignored labels included."""
+    logits, target = randn(6, 4), T(np.array([1, -100, 3, 0, 3, 2]))
+    fast = values_and_grads(lambda x: ops.cross_entropy(x, target, reduction=reduction), mode,
+                            logits)
+    weighted = values_and_grads(lambda x: ops.cross_entropy(x, target, T(np.ones(4)),
+                                                            reduction=reduction), mode, logits)
+    for got, want in zip(fast[:2], weighted[:2]):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_cross_entropy_gradient_is_softmax_minus_onehot(mode):
+    logits, target = randn(5, 3), np.array([0, 2, 7, 1, 2])
+    grad_fn = ms.grad(lambda x: ops.cross_entropy(x, T(target), ignore_index=7))
+    grad = run_in_mode(grad_fn, mode, T(logits)).asnumpy()
+    counted = target != 7
+    onehot = (target[:, None] == np.arange(3)).astype(float)
+    want = (softmax_ref(logits, 1) - onehot) * counted[:, None] / counted.sum()
+    np.testing.assert_allclose(grad, want, rtol=1e-12, atol=1e-12)
+
+
+EXTREME = np.array([[1e4, -1e4, 0.0], [-1e4, 1e4, 0.0], [0.0, 0.0, 0.0]], np.float32)
+
+
+@pytest.mark.parametrize("sparse_api", [False, True])
+def test_cross_entropy_is_finite_and_exact_on_extreme_logits(sparse_api, mode):
+    labels = T(np.array([1, 1, 2]))
+    def loss(x):
+        if sparse_api:
+            return ops.softmax_cross_entropy_with_logits(x, labels, sparse=True, reduction="none")
+        return ops.cross_entropy(x, labels, reduction="none")
+    value, grad, c = values_and_grads(loss, mode, EXTREME)
+    # -log_softmax at the label: 1e4 - (-1e4), 0, log(3)
+    np.testing.assert_allclose(value, [2e4, 0.0, np.log(3.0)], rtol=1e-6)
+    probs = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1 / 3] * 3])
+    onehot = np.eye(3)[[1, 1, 2]]
+    np.testing.assert_allclose(grad, (probs - onehot) * c[:, None], rtol=1e-6, atol=1e-7)
+    mean = run_in_mode(lambda x: ops.cross_entropy(x, labels), mode, T(EXTREME))
+    np.testing.assert_allclose(float(mean), (2e4 + np.log(3.0)) / 3, rtol=1e-6)
+
+
+def test_class_index_losses_reject_labels_out_of_range(mode):
+    for labels in ([0, 3], [0, -1]):  # -1 would wrap around to the last class unchecked
+        with pytest.raises((OpError, RuntimeError), match=r"class indices in \[0, 3\)"):
+            run_in_mode(lambda x, t: ops.cross_entropy(x, t), mode, T(randn(2, 3)),
+                        T(np.array(labels)))
+    with pytest.raises(OpError, match="sparse_softmax_cross_entropy.*in \\[0, 3\\)"):
+        ops.softmax_cross_entropy_with_logits(T(randn(2, 3)), T(np.array([0, 3])), sparse=True)
+
+
+def test_labels_out_of_range_on_a_device_give_a_nan_loss(monkeypatch):
+    """Checking device labels would copy them to the host every step: a nan marks them."""
+    from minispore.runtime import device
+    from runtime.fake_device import FakeNamespace, Transfers
+    fake = FakeNamespace()
+    for name, value in (("_xp", fake), ("current_xp", fake), ("_scalars", {})):
+        monkeypatch.setattr(device, name, value)
+    logits, labels = T(randn(4, 3)), T(np.array([0, 3, -100, -1]))
+    downloads = Transfers.downloads
+    loss = ops.cross_entropy(logits, labels, reduction="none")
+    assert Transfers.downloads == downloads
+    loss = loss.asnumpy()
+    assert np.isnan(loss[[1, 3]]).all() and loss[2] == 0.0 and np.isfinite(loss[0])
 
 
 def test_nll_loss_on_log_probabilities():
@@ -675,6 +754,65 @@ def test_loss_argument_errors():
 
 
 # ***** activations *****
+
+@pytest.mark.parametrize("axis", [-1, 0, (0, 2)])
+def test_softmax_and_log_softmax_match_numpy(axis, mode):
+    x = randn(3, 4, 5)
+    want = log_softmax_ref(x, axis)
+    got = run_in_mode(lambda t: (ops.softmax(t, axis), ops.log_softmax(t, axis)), mode, T(x))
+    assert_close(got, (np.exp(want), want), rtol=1e-12, atol=1e-12)
+
+
+def test_softmax_family_gradients_have_their_closed_forms(mode):
+    x = randn(3, 4)
+    probs = softmax_ref(x, 1)
+    _, grad, c = values_and_grads(lambda t: ops.softmax(t, 1), mode, x)
+    np.testing.assert_allclose(grad, probs * (c - (c * probs).sum(1, keepdims=True)),
+                               rtol=1e-12, atol=1e-12)
+    _, grad, c = values_and_grads(lambda t: ops.log_softmax(t, 1), mode, x)
+    np.testing.assert_allclose(grad, c - probs * c.sum(1, keepdims=True), rtol=1e-12,
+                               atol=1e-12)
+
+
+def test_softmax_family_is_finite_on_extreme_logits(mode):
+    rows = np.array([[1e4, -1e4, 0.0], [-1e4, -1e4, -1e4], [1e4, 1e4, -1e4]], np.float32)
+    probs, grad_probs, c = values_and_grads(ops.softmax, mode, rows)
+    np.testing.assert_allclose(probs, [[1, 0, 0], [1 / 3] * 3, [0.5, 0.5, 0]], rtol=1e-6)
+    np.testing.assert_allclose(grad_probs, probs * (c - (c * probs).sum(1, keepdims=True)),
+                               rtol=1e-5, atol=1e-6)
+    logp, grad_logp, c = values_and_grads(ops.log_softmax, mode, rows)
+    log2, log3 = np.log(2.0), np.log(3.0)
+    np.testing.assert_allclose(logp, [[0, -2e4, -1e4], [-log3] * 3, [-log2, -log2, -2e4 - log2]],
+                               rtol=1e-6)
+    np.testing.assert_allclose(grad_logp, c - probs * c.sum(1, keepdims=True), rtol=1e-5,
+                               atol=1e-6)
+
+
+def squared_gradient(fn):
+    """t -> |grad fn(t)|^2: its gradient goes through fn's second derivatives."""
+    first = ms.grad(fn)
+    return lambda t: ops.sum(first(t) * first(t))
+
+
+def test_softmax_family_and_cross_entropy_second_derivatives():
+    x, target = randn(3, 4), T(np.array([1, 3, 0]))
+    c = T(randn(3, 4))
+    for fn in (lambda t: ops.sum(ops.softmax(t, 1) * c),
+               lambda t: ops.sum(ops.log_softmax(t, 1) * c),
+               lambda t: ops.cross_entropy(t, target)):
+        assert_grads_match(squared_gradient(fn), x)
+
+
+def test_softmax_family_dtypes_and_errors():
+    assert ops.softmax(T(np.array([1, 2, 3]))).dtype == ms.float32  # integers compute in Float32
+    assert float(ops.log_softmax(T(np.array(3.0)))) == 0.0  # a 0-d tensor is its own class
+    with pytest.raises(OpError, match="ops.softmax: axis 2 is out of range") as info:
+        ops.softmax(T(randn(2, 3)), axis=2)
+    assert "test_nn_ops.py" in str(info.value)
+    for mode in ("pynative", "graph"):
+        with pytest.raises(OpError, match="log_softmax.*Bool"):
+            run_in_mode(ops.log_softmax, mode, T(np.array([True, False])))
+
 
 def test_activation_values():
     x = np.array([-5.0, -3.0, -1.0, 0.0, 0.5, 3.0, 6.0, 8.0])

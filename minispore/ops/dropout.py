@@ -1,0 +1,49 @@
+"""Dropout: a random keep-mask primitive, and the dropout function that scales by it."""
+from . import batching as B
+from . import functional as F
+from . import random
+from .arguments import as_tensor, op_error
+from .primitive import OpTypeError, Primitive
+
+__all__ = ["dropout"]
+
+
+def _dropout_mask_impl(xp, x, p, seed):
+    keep = random.get_generator(seed).random(x.shape) >= p
+    return xp.asarray(keep / (1.0 - p), dtype=x.dtype)
+
+
+@B.draws_random
+def _dropout_mask_batch(prim, args, dims, axis_size, p, seed):
+    # one draw of the whole batch's shape: every lane gets its own mask
+    return prim(B.batched_front(args[0], dims[0], axis_size), p=p, seed=seed), 0
+
+
+# A primitive, not a constant built while tracing: a compiled graph then draws a new mask on
+# every run. `effect` keeps graph passes from folding, merging or dropping the draw.
+dropout_mask = Primitive(
+    "dropout_mask", infer=lambda x, p, seed: x, impl=_dropout_mask_impl, effect=True,
+    bprop=lambda x, out, dout, p, seed: (None,),  # the mask does not depend on x's values
+    batch=_dropout_mask_batch,
+    doc="keep-mask of x's shape and dtype: 1 / (1 - p) with probability 1 - p, else 0")
+
+
+def dropout(input, p=0.5, training=True, seed=None):
+    """Zero each element with probability p and scale the rest by 1 / (1 - p) (training only).
+
+    The mask comes from the generator `ms.set_seed` seeds (ops.random); `seed` gives this call
+    site a stream of its own. The gradient is dout * mask / (1 - p).
+
+        >>> ops.dropout(ms.Tensor(np.ones(4, np.float32)), p=0.5).asnumpy().tolist()  # random
+        [2.0, 0.0, 2.0, 0.0]
+    """
+    x = as_tensor(input)
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"ops.dropout: p must be in [0, 1], got {p}")
+    if not training or p == 0.0:
+        return x
+    if p == 1.0:
+        return F.mul(x, 0.0)
+    if not x.dtype.is_float:
+        raise op_error("dropout", (x,), "input must be a float tensor", OpTypeError)
+    return F.mul(x, dropout_mask(x, p=float(p), seed=None if seed is None else int(seed)))
