@@ -17,6 +17,10 @@ HINTS = {
     "print": "print() of a tensor; use ops.Print()(...) to print inside the graph",
     "index": "a tensor used as a Python index or slice bound; use ops.gather / tensor indexing",
     "shape": "an op whose output shape depends on tensor values (nonzero, boolean masks)",
+    "control flow": "a tensor-conditioned if/while/for compiles to graph control flow when its "
+                    "block only assigns variables: move a `return` after the loop (set a "
+                    "variable and `break`), keep Python side effects (appends, attribute "
+                    "writes) and host reads (float(), asnumpy()) out of it",
     "side effect": "Python state changed by the function (attribute writes, list appends, "
                    "globals): its Python runs at every call so the effect is never skipped; "
                    "keep state in Parameters (ops.assign) to compile it whole",
@@ -66,6 +70,8 @@ def report_side_effect(function, location, what):
 
 
 def category_of(reason):
+    if reason.startswith("control flow"):
+        return "control flow"
     if reason.startswith("bool"):
         return "bool"
     if "print" in reason or "str(" in reason:

@@ -34,6 +34,7 @@ _SIMPLE = {
     "Reshape": F.reshape, "ExpandDims": F.expand_dims, "Cast": F.cast, "Tile": F.tile,
     "StopGradient": F.stop_gradient, "Assign": F.assign, "AssignAdd": F.assign_add,
     "Depend": F.depend, "GatherD": F.gather_elements, "Gather": F.gather, "Identity": F.identity,
+    "WhileLoop": F.while_loop,
 }
 for _name, _fn in _SIMPLE.items():
     globals()[_name] = _simple(_name, _fn)

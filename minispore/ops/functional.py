@@ -605,3 +605,4 @@ def size(x):
 from .nn import *  # noqa: E402,F401,F403  (nn primitives and composites: conv, pool, softmax, losses)
 from .state import assign, assign_add, assign_sub, depend  # noqa: E402,F401
 from .debug import print_values  # noqa: E402,F401  (registers the graph print op)
+from .control_flow import while_loop  # noqa: E402,F401  (registers the graph loop ops)

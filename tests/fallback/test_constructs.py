@@ -235,8 +235,8 @@ def b_python_index(x):
     return x * table[k]
 
 
-def b_tensor_while(x):
-    while ops.abs(x).sum() < 20:  # BREAK
+def c_tensor_while(x):  # a graph while loop
+    while ops.abs(x).sum() < 20:
         x = x * 2
     return x
 
@@ -256,18 +256,18 @@ def b_return_in_tensor_loop(x):
     return x
 
 
-def b_break_on_tensor(x):
+def c_break_on_tensor(x):  # a break flag; the rest of the loop a graph loop
     for _ in range(5):
-        if x.max() > 4:  # BREAK
+        if x.max() > 4:
             break
         x = x + 1
     return x
 
 
-def b_continue_on_tensor(x):
+def c_continue_on_tensor(x):  # a continue flag guarding the rest of the body
     total = ops.zeros_like(x)
     for k in range(4):
-        if (x * k).sum() > 8:  # BREAK
+        if (x * k).sum() > 8:
             continue
         total = total + x * k
     return total
@@ -295,10 +295,10 @@ WHOLE = [c_numpy_constant, c_math_on_constants, c_len_and_range, c_isinstance, c
          c_third_party_constant, c_args_kwargs, c_global_read, c_fstring, c_try_except, c_with,
          c_generator, c_tensor_if, c_tensor_if_elif, c_python_if, c_where,
          c_python_early_return, c_python_break_continue, c_unpacking, c_lambda, c_python_while,
-         c_print, c_tensor_if_nested_in_loop]
-BREAKS = [b_float, b_asnumpy, b_np_asarray, b_tolist, b_item, b_python_index, b_tensor_while,
-          b_tensor_range, b_return_in_tensor_loop, b_break_on_tensor, b_continue_on_tensor,
-          b_if_with_return, b_bool_mask, b_list_append]
+         c_print, c_tensor_if_nested_in_loop, c_tensor_while, c_break_on_tensor,
+         c_continue_on_tensor]
+BREAKS = [b_float, b_asnumpy, b_np_asarray, b_tolist, b_item, b_python_index, b_tensor_range,
+          b_return_in_tensor_loop, b_if_with_return, b_bool_mask, b_list_append]
 INPUTS = [_t(1.0, -2.0, 3.0), _t(-1.0, -2.0, -0.5), _t(2.0, 0.5, 4.0)]
 
 

@@ -121,6 +121,7 @@ def with_index(x, index, *more_inputs):
 
 
 F32 = np.dtype(np.float32)
+F64 = np.dtype(np.float64)
 I64 = np.dtype(np.int64)
 CONV = dict(stride=(2, 1), padding=(1, 0, 2, 1), dilation=(1, 2), groups=2)
 POOL = dict(kernel_size=(2, 3), stride=(2, 1), padding=(1, 0, 1, 1), dilation=(1, 1))
@@ -243,7 +244,7 @@ SAMPLES = {
     "assign": lambda rng: [sample(normal(rng, (2, 3)), normal(rng, (2, 3))),
                            sample(normal(rng, (2, 3)), normal(rng, (3,)))],
     "print": lambda rng: sample(normal(rng, (2,)), template=("x =", None), sep=" ", end="\n"),
-    # ----- neural network (ops/nn.py); CONV/POOL attrs below give a (2, 6, 2, 7) conv output
+    # ----- neural network; CONV/POOL attrs below give a (2, 6, 2, 7) conv output
     #       of a (2, 4, 5, 6) input and (6, 2, 3, 2) weight, a (2, 2, 3, 6) pool of (2, 2, 5, 6) -----
     "conv2d": lambda rng: [sample(normal(rng, (2, 4, 5, 6)), normal(rng, (6, 2, 3, 2)), **CONV),
                            sample(normal(rng, (1, 2, 4, 4)), normal(rng, (3, 2, 2, 2)), stride=(1, 1),
@@ -267,7 +268,44 @@ SAMPLES = {
                                              **TILE)],
     # random: p=0 keeps every element, the one draw whose value is reproducible across runs
     "dropout_mask": lambda rng: sample(normal(rng, (3, 4)), p=0.0, seed=None),
+    "softmax": lambda rng: [sample(normal(rng, (3, 4), 3.0), axis=(1,)),
+                            sample(normal(rng, (2, 3, 2)), axis=(0, 2)),
+                            sample(normal(rng, ()), axis=())],
+    "log_softmax": lambda rng: [sample(normal(rng, (3, 4), 3.0), axis=(1,)),
+                                sample(normal(rng, (2, 3, 2)), axis=(0, 2)),
+                                sample(normal(rng, ()), axis=())],
+    # label 1 is ignored in the first sample; ignore_index None counts every label
+    "sparse_softmax_cross_entropy": lambda rng: [
+        sample(normal(rng, (5, 4), 3.0), np.array([2, 1, 0, 3, 1]), ignore_index=1,
+               reduction=reduction) for reduction in ("mean", "sum", "none")] + [
+        sample(normal(rng, (3, 2)), ints(rng, (3,), 2), ignore_index=None, reduction="mean")],
 }
+
+
+
+# ----- control flow (ops/control_flow.py): inputs are the carried values, then the invariants
+#       (and, for the vjp, one cotangent per carried value); the loops are traced at import -----
+
+def loop_spec(cond, body, carried, invariants=()):
+    """A LoopSpec (the while_loop attribute) for cond/body of (*carried, *invariants)."""
+    from minispore.ops.control_flow import trace_loop
+    avals = [[Aval(shape, np.dtype(dtype)) for shape, dtype in group]
+             for group in (carried, invariants)]
+    spec, read_outside = trace_loop(cond, body, *avals, where="test_registry.py")
+    assert not read_outside
+    return spec
+
+
+# three steps of x <- sin(x) * w + x, counted by an integer carried value; w an invariant
+COUNTED_LOOP = loop_spec(lambda x, i, w: i < 3, lambda x, i, w: (ms.ops.sin(x) * w + x, i + 1),
+                         [((3,), F64), ((), I64)], [((3,), F64)])
+# a trip count decided by the values (x <- 1.5 x while sum(x) < 6)
+VALUE_LOOP = loop_spec(lambda x: x.sum() < 6, lambda x: (x * 1.5,), [((2, 2), F64)])
+SAMPLES["while_loop"] = lambda rng: [
+    sample(normal(rng, (3,)), np.int64(0), normal(rng, (3,)), loop=COUNTED_LOOP),
+    sample(positive(rng, (2, 2)), loop=VALUE_LOOP)]
+SAMPLES["while_loop_vjp"] = lambda rng: sample(normal(rng, (3,)), np.int64(0), normal(rng, (3,)),
+                                               normal(rng, (3,)), np.int64(0), loop=COUNTED_LOOP)
 
 # Primitives whose bprop returns None for every input by design: piecewise constant
 # (comparisons, rounding, arg-reductions), boolean/integer-only, or a gradient barrier.
@@ -276,6 +314,12 @@ NO_GRADIENT = {
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "logical_and", "logical_or", "logical_xor", "stop_gradient",
     "reduce_all", "reduce_any", "argmax", "argmin", "nonzero", "print", "dropout_mask",
+}
+
+# Primitives whose own bprop raises a clear OpError by design (no second-order rule).
+FIRST_ORDER_ONLY = {
+    "while_loop_vjp": "the backward of a graph loop: a second-order rule would need every "
+                      "iteration's values inside the graph, whose shapes are static",
 }
 
 
@@ -344,7 +388,7 @@ def vjp_grads(f, arrays, cots):
 
 
 ALL = sorted(REGISTRY)
-DIFFERENTIABLE = [n for n in ALL if n not in NO_GRADIENT]
+DIFFERENTIABLE = [n for n in ALL if n not in NO_GRADIENT and n not in FIRST_ORDER_ONLY]
 ELEMENTWISE = [n for n in DIFFERENTIABLE if REGISTRY[n].expr is not None]
 
 
@@ -354,8 +398,8 @@ def test_every_primitive_has_a_sample():
     missing = [n for n in ALL if n not in SAMPLES]
     assert not missing, f"primitives without a SAMPLES entry in {__file__}: {missing}"
     assert not set(SAMPLES) - set(ALL), f"SAMPLES for unknown primitives: {set(SAMPLES) - set(ALL)}"
-    unknown = NO_GRADIENT - set(ALL)
-    assert not unknown, f"NO_GRADIENT lists unknown primitives: {unknown}"
+    unknown = (NO_GRADIENT | set(FIRST_ORDER_ONLY)) - set(ALL)
+    assert not unknown, f"NO_GRADIENT / FIRST_ORDER_ONLY list unknown primitives: {unknown}"
 
 
 @pytest.mark.parametrize("name", ALL)
@@ -448,7 +492,7 @@ def test_index_and_mask_inputs_get_no_gradient(name):
     """Integer/bool inputs of an op with float outputs (indices, masks) get None."""
     prim = REGISTRY[name]
     for s in samples_of(name):
-        if not float_outputs(prim, s):
+        if not float_outputs(prim, s) or name in FIRST_ORDER_ONLY:
             continue
         grads = call_bprop(prim, s)
         for i, (a, g) in enumerate(zip(s.inputs, grads)):
@@ -471,6 +515,13 @@ def test_no_gradient_list_is_what_the_rules_say():
     for name in NO_GRADIENT:
         for s in samples_of(name):
             assert all(g is None for g in call_bprop(REGISTRY[name], s)), name
+
+
+@pytest.mark.parametrize("name", sorted(FIRST_ORDER_ONLY))
+def test_first_order_only_primitives_refuse_a_derivative_clearly(name):
+    for s in samples_of(name):
+        with pytest.raises(OpError, match="not supported"):
+            call_bprop(REGISTRY[name], s)
 
 
 # ***** (d) second derivatives of elementwise primitives *****
