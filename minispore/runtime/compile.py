@@ -19,7 +19,7 @@ from . import guards, passes
 from .codegen import lower
 from ..fallback import convert, side_effects
 from ..fallback.graph_break import BreakNotAllowed
-from ..fallback.report import report_side_effect
+from ..fallback.report import GraphBreakError, report_side_effect
 from .ir import Graph, Var, structural_key
 from .pytree import flatten, unflatten
 from .tensor import Tensor
@@ -64,7 +64,8 @@ def trace(fn, args, kwargs, name, with_backward=False, run_segment=None, strict=
     tracer = TracingInterpreter(name, watch_captured=with_backward)
     tracer.run_segment, tracer.strict = run_segment, strict
     inputs = [tracer.new_input(t.shape, t._data.dtype, source=t) for t in leaves]
-    sym_args, sym_kwargs = unflatten(in_structure, inputs)
+    arguments = side_effects.TracedArguments((args, kwargs), unflatten(in_structure, inputs))
+    sym_args, sym_kwargs = arguments.args, arguments.kwargs
     saved_recording = STATE.recording
     STATE.recording = 0  # the caller's tape must not see symbolic values
     STATE.trace_stack.append(tracer)
@@ -83,6 +84,7 @@ def trace(fn, args, kwargs, name, with_backward=False, run_segment=None, strict=
                 out = fn(*sym_args, **sym_kwargs)
                 out_leaves, out_structure = flatten(out, _is_tensor)
                 extra_inputs, grads = [], []
+            arguments.check_unchanged(name)
             out_vars = [tracer.var_of(t) for t in out_leaves]
             grad_vars = [None if g is None else tracer.var_of(g) for g in grads]
             if tracer.breaks:
@@ -312,28 +314,42 @@ class JitFunction:
             if len(self.cache) == RECOMPILE_LIMIT:
                 log.warning("%s was compiled %d times (last reason: %s); each variant stays cached",
                             self.name, RECOMPILE_LIMIT, reason)
+        watch = side_effects.Watch(self.fn, args, kwargs)
         if with_backward:
             try:
-                traced, grad_vars, dout_vars = trace(self.fn, args, kwargs, self.name, True,
-                                                     strict=self.fullgraph)
+                with watch:
+                    traced, grad_vars, dout_vars = trace(self.fn, args, kwargs, self.name, True,
+                                                         strict=self.fullgraph)
             except BreakNotAllowed:
                 # the function breaks: its gradient is taken eagerly, exactly as PyNative's
                 self.cache[key] = _EAGER
                 return self.fn(*args, **kwargs)
-            exe = self.cache[key] = VjpExecutable(traced, grad_vars, dout_vars)
+            exe = VjpExecutable(traced, grad_vars, dout_vars)
+            # Python side effects: this call's already ran (tracing); later calls run eagerly
+            self.cache[key] = _EAGER if self._side_effects(watch) else exe
             return exe(leaves)
-        result = self._run_segmented(args, kwargs)
+        with watch:
+            result = self._run_segmented(args, kwargs)
         if isinstance(result, Segmented):
             self.cache[key] = _SEGMENTED
             self.breaks = result.breaks
             return result.value
-        exe = self.cache[key] = Executable(result)
-        effects = side_effects.python_side_effects(self.fn, args)
-        if effects:
+        if self._side_effects(watch):
             # this call's Python already ran (while tracing); later calls must run it again
             self.cache[key] = _SEGMENTED
-            self.breaks = [report_side_effect(self.name, line, what) for line, what in effects]
+            return self._run_traced(result, leaves)
+        exe = self.cache[key] = Executable(result)
         return exe(leaves)
+
+    def _side_effects(self, watch):
+        """Report the Python side effects of the trace just watched; under fullgraph=True or
+        jit_syntax_level=STRICT they are an error."""
+        effects = watch.effects()
+        if effects:
+            self.breaks = [report_side_effect(self.name, where, what) for where, what in effects]
+            if self.fullgraph or config.get_context("jit_syntax_level") == config.STRICT:
+                raise GraphBreakError(self.breaks[0])
+        return bool(effects)
 
     def _run_segmented(self, args, kwargs):
         return trace(self.fn, args, kwargs, self.name, run_segment=self._run_segment,
@@ -345,18 +361,20 @@ class JitFunction:
         result = self._run_segmented(args, kwargs)
         if isinstance(result, Segmented):
             return result.value
-        key = structural_key(result.graph)
-        program = self.segments.get(key)
-        if program is None:
-            program = self.segments[key] = compile_traced(result.graph)
-        return Executable(result, program)(leaves)
+        return self._run_traced(result, leaves)
+
+    def _run_traced(self, traced, leaves):
+        return Executable(traced, self._segment_program(traced.graph))(leaves)
 
     def _run_segment(self, graph, inputs):
+        return self._segment_program(graph).run(inputs)
+
+    def _segment_program(self, graph):
         key = structural_key(graph)
         program = self.segments.get(key)
         if program is None:
             program = self.segments[key] = compile_traced(graph)
-        return program.run(inputs)
+        return program
 
 
 def _clean_name(qualname):

@@ -22,6 +22,10 @@ import numpy as np
 
 from minispore.runtime.codegen import cuda_gpu
 
+# A stand-in for an installed library (CuPy): its transfer counters are its own state, not a
+# Python side effect of the traced functions that use it (see fallback/side_effects.py).
+__minispore_library__ = True
+
 
 class Transfers:
     downloads = 0   # device -> host (.get())
