@@ -4,7 +4,12 @@ A group is a connected set of elementwise nodes (primitives with an `expr`) that
 the group's domain shape and one float dtype (plus bool/int intermediates). External inputs
 may broadcast to the domain. A node joins a producer's group only if no other input of the
 node depends on that group (otherwise the group could not run as one unit: a cycle).
-Matmul, conv and reductions are boundaries: they run on BLAS / numpy.
+
+With `fuse_reductions`, a float sum/max/min whose input a group produces joins that group too:
+the kernel accumulates while it computes the elements, so the reduced tensor is never stored.
+A group's reductions share one set of reduced axes, and no node of the group may read a
+reduced value (it is complete only after the whole loop).
+Matmul, conv and other reductions are boundaries: they run on BLAS / numpy.
 """
 from dataclasses import dataclass, field
 
@@ -15,6 +20,8 @@ WORTH_A_KERNEL_ALONE = {"select"}
 # numba's front end is superlinear in kernel size (measured: 121 ops 5.5 s, 241 ops 16 s,
 # 1000 ops > 4 min and > 10 GB); past this many ops a chain is split into several kernels
 MAX_GROUP_SIZE = 48
+# reductions a kernel can accumulate (codegen has the identity and combine step of each)
+FUSIBLE_REDUCTIONS = ("reduce_sum", "reduce_max", "reduce_min")
 
 
 @dataclass
@@ -22,8 +29,9 @@ class FusedGroup:
     nodes: list = field(default_factory=list)
     inputs: list = field(default_factory=list)    # Vars read from outside, in first-use order
     outputs: list = field(default_factory=list)   # Vars used outside the group
-    shape: tuple = ()
+    shape: tuple = ()                             # the domain: every elementwise node's shape
     float_dtype: object = None
+    reduced_axes: tuple = None                    # domain axes the reductions reduce, if any
 
     def run_nodes(self, xp, inputs):
         """The group's outputs computed node by node with each primitive's impl (the tier
@@ -51,11 +59,29 @@ def _fusible(node):
             and len(node.outputs[0].shape) > 0)
 
 
-def partition(graph):
-    """Return a list whose items are graph nodes (run alone) or FusedGroups, in run order."""
+def _reduced_axes(node):
+    """The axes a reduction node reduces (a sorted tuple of its input's axes)."""
+    ndim = len(node.inputs[0].shape)
+    axis = node.attrs["axis"]
+    return tuple(range(ndim)) if axis is None else tuple(sorted({a % ndim for a in axis}))
+
+
+def _fusible_reduction(node):
+    x = node.inputs[0]
+    # an empty max/min must raise as numpy does; over no axes a "reduction" is a copy
+    return (node.prim.name in FUSIBLE_REDUCTIONS and x.dtype.name in _KERNEL_FLOATS
+            and x.ndim > 0 and x.size > 0 and len(_reduced_axes(node)) > 0)
+
+
+def partition(graph, fuse_reductions=False):
+    """Return a list whose items are graph nodes (run alone) or FusedGroups, in run order.
+
+    fuse_reductions: reductions join the group producing their input (see the module doc)."""
     producer = {o.id: i for i, node in enumerate(graph.nodes) for o in node.outputs}
     parent = {}   # union-find over group ids (a group id is the index of its first node)
-    groups = {}   # root id -> {"members", "shape", "dtype", "inputs_from", "fusible"}
+    # root id -> {"members", "shape", "dtype", "inputs_from", "fusible", and for reductions:
+    #             "axes" (reduced), "reduced" (Var ids they produce), "reads" (Var ids read)}
+    groups = {}
 
     def find(g):
         while parent[g] != g:
@@ -80,9 +106,14 @@ def partition(graph):
 
     for i, node in enumerate(graph.nodes):
         parent[i] = i
-        fusible = _fusible(node)
-        groups[i] = {"members": [i], "shape": node.outputs[0].shape if node.outputs else (),
-                     "dtype": _float_dtype(node) if fusible else None, "fusible": fusible,
+        reduction = fuse_reductions and _fusible_reduction(node)
+        fusible = reduction or _fusible(node)
+        groups[i] = {"members": [i], "dtype": _float_dtype(node) if fusible else None,
+                     "shape": node.inputs[0].shape if reduction else
+                     node.outputs[0].shape if node.outputs else (),
+                     "fusible": fusible, "axes": _reduced_axes(node) if reduction else None,
+                     "reduced": {node.outputs[0].id} if reduction else set(),
+                     "reads": {v.id for v in node.inputs},
                      "inputs_from": {producer[v.id] for v in node.inputs if v.id in producer}}
         if not fusible:
             continue
@@ -96,6 +127,9 @@ def partition(graph):
                 continue
             if a["dtype"] is not None and b["dtype"] is not None and a["dtype"] != b["dtype"]:
                 continue
+            if a["reads"] & b["reduced"] or b["reads"] & a["reduced"] \
+                    or None not in (a["axes"], b["axes"]) and a["axes"] != b["axes"]:
+                continue
             # me reads g directly; merging is safe unless me also reaches g via another group
             if any(depends_on(d, g) for d in direct_deps(me) if d != g):
                 continue
@@ -103,6 +137,9 @@ def partition(graph):
             a["members"] = sorted(a["members"] + b["members"])
             a["inputs_from"] |= b["inputs_from"]
             a["dtype"] = a["dtype"] or b["dtype"]
+            a["axes"] = a["axes"] or b["axes"]
+            a["reduced"] |= b["reduced"]
+            a["reads"] |= b["reads"]
             del groups[me]
 
     group_of = {i: find(i) for i in range(len(graph.nodes))}
@@ -149,7 +186,8 @@ def _uses_outside(graph, group_of):
 
 
 def _make_group(members, info, used_outside):
-    group = FusedGroup(nodes=members, shape=info["shape"], float_dtype=info["dtype"])
+    group = FusedGroup(nodes=members, shape=info["shape"], float_dtype=info["dtype"],
+                       reduced_axes=info["axes"])
     produced = set()
     for node in members:
         for v in node.inputs:

@@ -22,16 +22,18 @@ def lower(graph):
         return cuda_gpu.lower(graph)
     from . import numba_cpu
     background = os.environ.get("MINISPORE_SYNC_COMPILE", "0") != "1"
-    return lower_groups(graph, lambda group: numba_cpu.lower_group(group, background))
+    return lower_groups(graph, lambda group: numba_cpu.lower_group(group, background),
+                        fuse_reductions=True)
 
 
-def lower_groups(graph, lower_group):
+def lower_groups(graph, lower_group, fuse_reductions=False):
     """(Program, kernel sources or None): each fused group runs as `lower_group(group)` (a step
-    with a `.source`), every other node as its primitive impl."""
+    with a `.source`), every other node as its primitive impl. fuse_reductions: the backend's
+    kernels also accumulate reductions (fuse.partition)."""
     sources = []
 
     def steps(g):
-        for item in partition(g):
+        for item in partition(g, fuse_reductions):
             if isinstance(item, FusedGroup):
                 step = lower_group(item)
                 sources.append(step.source)

@@ -1,11 +1,12 @@
 """numba codegen: each fused group becomes a generated, self-contained Python module.
 
-The module holds the vectorisable math preamble (codegen.fastmath) and two kernels over the
-group's expression DAG: `flat` (every input is the full domain or a scalar: one 1-D loop LLVM
-vectorises) and `nd` (some input broadcasts: a loop nest over broadcast views). Sizes never
-appear in the source, so one compile serves every batch size; numba specialises on dtype and
-ndim. Source is keyed by a structural hash (plus versions), written to the cache directory
-and imported, and compiled with `cache=True`, so a second process loads machine code.
+The module holds the vectorisable math preamble (codegen.fastmath) and one kernel: a loop nest
+over the group's domain (LoopNest: size-1 axes dropped, axes that broadcast alike merged, so a
+chain over same-shaped inputs is one flat loop) computing the expression DAG, each input read
+as a C-contiguous array of its own shape, and accumulating the group's trailing reductions.
+Sizes never appear in the source, so one compile serves every batch size; numba specialises on
+dtype and ndim. Source is keyed by a structural hash (plus versions), written to the cache
+directory and imported, and compiled with `cache=True`, so a second process loads machine code.
 
 Compilation is tiered: a group first runs its nodes through numpy while its kernel compiles
 on a background thread, then switches to the kernel (DESIGN.md: first calls must not be slow).
@@ -59,58 +60,186 @@ def _is_scalar(v):
     return v.size == 1
 
 
+def _is_inlined(v):
+    return v.const is not None and _is_scalar(v)
+
+
+def _reductions(group):
+    return [node for node in group.nodes if node.prim.expr is None]
+
+
+# How a kernel accumulates each fusible reduction (fuse.FUSIBLE_REDUCTIONS): the combine
+# intrinsic of _ACCUMULATORS and its identity. Sums accumulate in float64 whatever the data
+# dtype: numpy sums float32 pairwise, a float32 running sum over many elements drifts far from
+# that, and float64 partial sums (vector lanes, then rows) stay within float32 rounding of the
+# exact sum. max/min are exact in their own dtype and propagate nan, as numpy's do.
+_REDUCERS = {"reduce_sum": ("_acc_sum", "0"), "reduce_max": ("_acc_max", "-np.inf"),
+             "reduce_min": ("_acc_min", "np.inf")}
+
+# The kernel's flags forbid reassociation (fastmath's range reductions depend on that), so a
+# plain `acc += x` is one serial chain that LLVM does not vectorise (measured 11x slower on a
+# row sum). Only the accumulating instruction carries 'reassoc', which lets LLVM keep a vector
+# of partial sums; llvm.maximum/minimum are nan-propagating max/min that it vectorises too.
+_ACCUMULATORS = '''
+from llvmlite import ir as _acc_ir
+from numba.extending import intrinsic as _acc_intrinsic
+
+
+@_acc_intrinsic
+def _acc_sum(typingctx, acc, x):
+    def codegen(context, builder, sig, args):
+        return builder.fadd(args[0], args[1], flags=("reassoc", "nsz", "contract"))
+    return acc(acc, acc), codegen
+
+
+def _acc_llvm(name):
+    @_acc_intrinsic
+    def combine(typingctx, acc, x):
+        def codegen(context, builder, sig, args):
+            fnty = _acc_ir.FunctionType(args[0].type, [args[0].type] * 2)
+            return builder.call(builder.module.declare_intrinsic(name, [args[0].type], fnty), args)
+        return acc(acc, acc), codegen
+    return combine
+
+
+_acc_max = _acc_llvm("llvm.maximum")
+_acc_min = _acc_llvm("llvm.minimum")
+'''
+
+
+def _accumulator_dtype(node, float_dtype):
+    return np.dtype(np.float64 if node.prim.name == "reduce_sum" else float_dtype)
+
+
+class LoopNest:
+    """The loops of a group's kernel: the domain with its size-1 axes dropped and adjacent axes
+    merged where every array input broadcasts alike along both and both are reduced or both
+    kept (a bias add over (N, C, H, W) runs as loops over (N, C, H*W)).
+
+    Each array input is passed C-contiguous in the shape of the loops it varies along and
+    indexed by their variables only (a bias: `a1[i1]`), so LLVM sees unit strides and
+    vectorises the innermost loop. Elementwise outputs are written in the loops' shape,
+    reductions in the shape of the kept loops. Sizes are the kernel's `s` argument, never
+    source text, so a kernel serves every batch size.
+    """
+
+    def __init__(self, group):
+        reduced = set(group.reduced_axes or ())
+        arrays = [v for v in group.inputs if not _is_scalar(v)]
+        loops = []   # [size, reduced?, varies? for each array input]
+        for d, n in enumerate(group.shape):
+            if n == 1:
+                continue
+            from_end = d - len(group.shape)
+            varies = tuple(v.ndim >= -from_end and v.shape[from_end] != 1 for v in arrays)
+            if loops and loops[-1][1:] == [d in reduced, varies]:
+                loops[-1][0] *= n
+            else:
+                loops.append([n, d in reduced, varies])
+        if not loops:  # a one-element domain
+            loops = [[1, False, (True,) * len(arrays)]]
+        self.shape = tuple(n for n, _, _ in loops)
+        self.reduced = tuple(r for _, r, _ in loops)
+        self.kept = tuple(j for j, r in enumerate(self.reduced) if not r)
+        # the loops along which each array input (by Var id) varies
+        self.varying = {v.id: tuple(j for j, (_, _, varies) in enumerate(loops) if varies[k])
+                        for k, v in enumerate(arrays)}
+        self.reduced_outputs = {node.outputs[0].id for node in _reductions(group)}
+
+    def arg_shape(self, v):
+        """The shape in which the kernel takes input `v` (() for a scalar)."""
+        return tuple(self.shape[j] for j in self.varying.get(v.id, ()))
+
+    def out_shape(self, v):
+        """The shape in which the kernel writes output `v` (a reduction that reduces every
+        loop writes one element)."""
+        if v.id in self.reduced_outputs:
+            return tuple(self.shape[j] for j in self.kept) or (1,)
+        return self.shape
+
+
+def _index(loops):
+    return "[" + ", ".join(f"i{j}" for j in loops) + "]" if loops else "[0]"
+
+
+class _Accumulation:
+    """Source lines that accumulate one reduction node `j` into its output `result`: before
+    the loops, before / in / after the innermost loop, and after the loops."""
+
+    def __init__(self, node, j, value, result, nest, float_dtype):
+        combine, identity = _REDUCERS[node.prim.name]
+        dtype = f"np.{_accumulator_dtype(node, float_dtype).name}"
+        acc, row, kept = f"acc{j}", f"row{j}", _index(nest.kept)
+        value = f"{dtype}({value})"
+        self.setup, self.row_start, self.row_end, self.finish = [], [], [], []
+        if dtype == f"np.{node.outputs[0].dtype.name}":
+            self.setup.append(f"{acc} = {result}")
+        else:  # rounded to the output dtype once, at the end
+            self.setup.append(f"{acc} = np.empty({result}.shape, {dtype})")
+            self.finish = [f"{result}_, {acc}_ = {result}.reshape({result}.size), {acc}.reshape({acc}.size)",
+                           f"for j in range({result}.size):",
+                           f"    {result}_[j] = {acc}_[j]"]
+        self.setup.append(f"{acc}.fill({dtype}({identity}))")
+        if nest.reduced[-1]:  # the innermost loop runs along a row: accumulate in a scalar
+            self.row_start.append(f"{row} = {dtype}({identity})")
+            self.step = f"{row} = {combine}({row}, {value})"
+            self.row_end.append(f"{acc}{kept} = {combine}({acc}{kept}, {row})")
+        else:
+            self.step = f"{acc}{kept} = {combine}({acc}{kept}, {value})"
+
+
 def render_module(group):
     """Python source of the kernel module for `group` (readable: it is dumped for users).
 
-    Size-1 inputs are passed as scalars and constants of size 1 are inlined. If every other
-    input covers the whole domain, the kernel is one flat loop; otherwise a loop nest over
-    the domain's axes reads broadcast views.
+    Size-1 inputs are passed as scalars and constants of size 1 are inlined; other inputs are
+    read as LoopNest says. A reduction accumulates while the innermost loop runs: in a scalar
+    when that loop runs along a reduced axis, else into the output row; both vectorise.
     """
     dtype = group.float_dtype
+    nest = LoopNest(group)
     names, consts, params, scalars = {}, [], [], []
     for k, v in enumerate(group.inputs):
-        if v.const is not None and _is_scalar(v):
+        if _is_inlined(v):
             names[v.id] = f"c{k}"
             consts.append(f"c{k} = {_scalar_const(v.const, v.dtype)}")
         else:
-            names[v.id] = f"a{k}_" if _is_scalar(v) else f"a{k}"
+            names[v.id] = f"a{k}_"
             params.append(f"a{k}")
             if _is_scalar(v):
                 scalars.append(f"a{k}")
-    out_params = [f"o{k}" for k in range(len(group.outputs))]
-    flat = is_flat(group)
-    ndim = len(group.shape)
-    index = "[i]" if flat else "[" + ", ".join(f"i{d}" for d in range(ndim)) + "]"
+    out_params = {v.id: f"o{k}" for k, v in enumerate(group.outputs)}
     src = ["# generated by minispore: one fused elementwise kernel", "import numpy as np",
            "import numba", "", f"_FLAGS = set({sorted(KERNEL_FASTMATH)!r})", "",
-           fastmath.preamble(np.dtype(dtype or np.float64).name).strip(), "", _ROUNDING, *consts, "",
-           f"@numba.njit({KERNEL_FLAGS})", f"def kernel({', '.join(params + out_params)}):"]
+           fastmath.preamble(np.dtype(dtype or np.float64).name).strip(), "", _ROUNDING,
+           *([_ACCUMULATORS.strip(), ""] if _reductions(group) else []), *consts, "",
+           f"@numba.njit({KERNEL_FLAGS})",
+           f"def kernel({', '.join(['s'] + params + list(out_params.values()))}):"]
     src += [f"    {n}_ = {n}[()]" for n in scalars]
-    if flat:
-        src.append(f"    for i in range({out_params[0]}.size):")
-        indent = "        "
-    else:
-        src.append(f"    s = {out_params[0]}.shape")
-        indent = "    "
-        for d in range(ndim):
-            src.append(f"{indent}for i{d} in range(s[{d}]):")
-            indent += "    "
-    for v in group.inputs:
-        name = names[v.id]
-        if name.startswith("a") and not name.endswith("_"):
-            src.append(f"{indent}{name}_ = {name}{index}")
-            names[v.id] = name + "_"
+    body = [f"a{k}_ = a{k}{_index(nest.varying[v.id])}"
+            for k, v in enumerate(group.inputs) if not _is_scalar(v)]
+    accumulations = []
     for j, node in enumerate(group.nodes):
-        names[node.outputs[0].id] = f"t{j}"
-        src.append(f"{indent}t{j} = {_render_expr(node, names, dtype)}")
-    for o, v in zip(out_params, group.outputs):
-        src.append(f"{indent}{o}{index} = {names[v.id]}")
+        if node.prim.expr is None:
+            accumulations.append(_Accumulation(node, j, names[node.inputs[0].id],
+                                               out_params[node.outputs[0].id], nest, dtype))
+            body.append(accumulations[-1].step)
+        else:
+            names[node.outputs[0].id] = f"t{j}"
+            body.append(f"t{j} = {_render_expr(node, names, dtype)}")
+    index = _index(range(len(nest.shape)))
+    body += [f"{out_params[v.id]}{index} = {names[v.id]}"
+             for v in group.outputs if v.id not in nest.reduced_outputs]
+    src += ["    " + line for a in accumulations for line in a.setup]
+    indent = "    "
+    for j in range(len(nest.shape)):
+        if j == len(nest.shape) - 1:
+            src += [indent + line for a in accumulations for line in a.row_start]
+        src.append(f"{indent}for i{j} in range(s[{j}]):")
+        indent += "    "
+    src += [indent + line for line in body]
+    src += [indent[4:] + line for a in accumulations for line in a.row_end]
+    src += ["    " + line for a in accumulations for line in a.finish]
     return "\n".join(src) + "\n"
-
-
-def is_flat(group):
-    """True when every non-scalar input covers the whole domain (one vectorisable loop)."""
-    return all(v.shape == group.shape or _is_scalar(v) for v in group.inputs)
 
 
 # ***** module cache *****
@@ -161,27 +290,28 @@ class GroupStep:
     def __init__(self, group, source):
         self.group = group
         self.source = source
-        self.out_dtypes = [o.dtype for o in group.outputs]
-        self.flat = is_flat(group)
-        self.passed = [not (v.const is not None and _is_scalar(v)) for v in group.inputs]
-        self.size = int(np.prod(group.shape, dtype=np.int64))
+        nest = LoopNest(group)
+        self.loop_shape = nest.shape
+        # (position, shape to pass it in, or None where it has that shape) of each passed input
+        self.passed = [(k, None if v.ndim and v.shape == nest.arg_shape(v) else nest.arg_shape(v))
+                       for k, v in enumerate(group.inputs) if not _is_inlined(v)]
+        # (shape the kernel writes, dtype, shape to return or None where the same) per output
+        self.out_specs = [(nest.out_shape(v), v.dtype, None if v.shape == nest.out_shape(v) else v.shape)
+                          for v in group.outputs]
         self.kernel = None
         self.failed = None
 
     def _kernel_args(self, inputs):
-        shape = self.group.shape
-        args = []
-        for a, passed in zip(inputs, self.passed):
-            if not passed:
-                continue
-            a = np.asarray(a)
-            if a.size == 1:
-                args.append(a.reshape(()))
-            elif self.flat:
-                args.append(np.ravel(a))
-            else:
-                args.append(np.broadcast_to(a, shape))
-        outs = [np.empty((self.size,) if self.flat else shape, d) for d in self.out_dtypes]
+        args = [self.loop_shape]
+        for k, shape in self.passed:
+            a = inputs[k]
+            # views (transposed, broadcast) are copied: the kernel takes C arrays only, so its
+            # argument types never change and it compiles once (reading a transposed input in
+            # place measured only ~15% faster than the copy plus a contiguous kernel)
+            if type(a) is not np.ndarray or not a.flags.c_contiguous:
+                a = np.ascontiguousarray(a)
+            args.append(a if shape is None else a.reshape(shape))
+        outs = [np.empty(shape, dtype) for shape, dtype, _ in self.out_specs]
         return args, outs
 
     def compile(self):
@@ -192,7 +322,7 @@ class GroupStep:
             args, outs = self._kernel_args(inputs)
             kernel(*args, *outs)  # compiles, or loads machine code from the disk cache
             self.kernel = kernel
-        except Exception as e:  # keep running through numpy, and say why once
+        except Exception as e:  # noqa: BLE001  (whatever failed: run through numpy, say why once)
             self.failed = e
             import logging
             logging.getLogger("minispore.jit").warning(
@@ -205,8 +335,7 @@ class GroupStep:
             return self._numpy(xp, inputs)
         args, outs = self._kernel_args(inputs)
         kernel(*args, *outs)
-        shape = self.group.shape
-        return tuple(o.reshape(shape) for o in outs)
+        return tuple(o if spec[2] is None else o.reshape(spec[2]) for o, spec in zip(outs, self.out_specs))
 
     def _numpy(self, xp, inputs):
         return self.group.run_nodes(xp, inputs)
