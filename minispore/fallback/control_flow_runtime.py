@@ -18,6 +18,7 @@ from ..context.interpreter import STATE
 from ..ops import control_flow
 from ..ops.control_flow import CannotConvert, ControlFlowError, needs_graph
 from ..runtime.tensor import Tensor, is_symbolic
+from .speculation import speculate
 
 
 class Undefined:
@@ -66,8 +67,13 @@ def if_stmt(cond, true_fn, false_fn, values, line, names):
     if not _symbolic_unknown(cond, tracer):
         return true_fn(*values) if cond else false_fn(*values)
     mark = tracer.checkpoint()
-    t_out = true_fn(*values)
-    f_out = false_fn(*values)
+    traced, outs = speculate(lambda: (true_fn(*values), false_fn(*values)))
+    if not traced:  # a function a branch calls changes Python state: run only the branch taken
+        tracer.rollback(mark)
+        reason = f"control flow: an `if` on a tensor stays in Python because of {outs}, so " \
+                 f"the tensor is read on the host"
+        return true_fn(*values) if _host_truth(cond, reason) else false_fn(*values)
+    t_out, f_out = outs
     if tracer.effects_since(mark):
         tracer.rollback(mark)  # effects cannot run on both paths: decide on the host
         return true_fn(*values) if cond else false_fn(*values)
@@ -135,13 +141,29 @@ def while_stmt(cond_fn, body_fn, values, line, names):
     def host_truth(cond, why):
         return _host_truth(cond, why and _loop_reason("while", why))
 
-    return control_flow.run_while(cond_fn, body_fn, values, where, names, Undefined, host_truth)
+    return control_flow.run_while(_checked(cond_fn), _checked(body_fn), values, where, names,
+                                  Undefined, host_truth)
+
+
+def _checked(fn):
+    """fn that, while a graph loop traces it (once for all iterations), must not change Python
+    state: a function it calls that would makes the loop run in Python (CannotConvert)."""
+    def on_values(*values):
+        tracer = _tracer()
+        if not hasattr(tracer, "outer_tensors"):  # (a LoopTracer's): run as Python, for real
+            return fn(*values)
+        traced, out = speculate(fn, *values)
+        if not traced:
+            raise CannotConvert(f"of {out}")
+        return out
+    return on_values
 
 
 def for_range_stmt(range_fn, args, body_fn, values, line, names, target, brk):
     """Run `for <target> in range(*args)`: a graph loop with a counter when an argument is a
     symbolic tensor, or when the loop's break flag becomes one; otherwise Python's loop."""
     where = _where(body_fn, line)[:-2]
+    body_fn = _checked(body_fn)
     values, reason = list(values), None
     if range_fn is builtins.range and any(needs_graph(a) for a in args):
         try:

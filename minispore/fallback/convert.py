@@ -39,6 +39,7 @@ import ast
 import copy
 import inspect
 import textwrap
+import types
 
 from .control_flow_runtime import HELPERS
 from .effect_scan import MUTATORS
@@ -92,16 +93,23 @@ def _convert(fn):
 
 
 def _rebind(fn, module_code):
+    """The rewritten function over fn's own closure cells: a `nonlocal` write it makes must
+    reach fn's scope (the factory only gave the rewrite its free variables to compile)."""
     g = fn.__globals__
     for name, helper in HELPERS.items():
         g.setdefault(name, helper)
-    namespace = {}
-    exec(module_code, g, namespace)  # noqa: S102  (the user's own function, rewritten)
-    cells = [c.cell_contents for c in (fn.__closure__ or ())]
-    new_fn = namespace["__minispore_factory__"](*cells)
-    new_fn.__defaults__ = fn.__defaults__
+    factory = _code_const(module_code, "__minispore_factory__")
+    new_code = _code_const(factory, fn.__name__)
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    new_fn = types.FunctionType(new_code, g, fn.__name__, fn.__defaults__,
+                                tuple(cells[n] for n in new_code.co_freevars))
     new_fn.__kwdefaults__ = fn.__kwdefaults__
+    new_fn.__qualname__ = fn.__qualname__
     return new_fn
+
+
+def _code_const(code, name):
+    return next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == name)
 
 
 # ***** the AST rewrite *****

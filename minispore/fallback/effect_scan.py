@@ -55,6 +55,18 @@ class UserCall:
         self.code, self.globals, self.closure = code, namespace, closure
         self.arguments, self.local_freevars = arguments, local_freevars
 
+    @classmethod
+    def of_frame(cls, frame, local_freevars=frozenset()):
+        """The call starting in `frame` (local_freevars: closure variables that are locals
+        of the trace, not state)."""
+        code, values = frame.f_code, frame.f_locals
+        closure = {n: values[n] for n in code.co_freevars
+                   if n in values and n not in local_freevars}
+        n_args = code.co_argcount + code.co_kwonlyargcount + \
+            bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
+        arguments = {n: values[n] for n in code.co_varnames[:n_args] if n in values}
+        return cls(code, frame.f_globals, closure, arguments, local_freevars)
+
 
 class _Site:
     """A statement that changes (certain) or may change (a candidate) Python state."""

@@ -128,16 +128,10 @@ class Watch:
         return previous(frame, event, arg) if previous is not None else None
 
     def _first_call(self, frame, code):
-        if code.co_cellvars and code.co_name != "__minispore_factory__":
-            # (convert's factory only rebuilds the user's closure: its cells are not new state)
+        if code.co_cellvars:
             self._cell_makers.append(code)
-        values = frame.f_locals
         local_freevars = {n for n in code.co_freevars if self._made_while_tracing(code, n)}
-        closure = {n: values[n] for n in code.co_freevars
-                   if n in values and n not in local_freevars}
-        n_args = code.co_argcount + code.co_kwonlyargcount + \
-            bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
-        arguments = {n: values[n] for n in code.co_varnames[:n_args] if n in values}
+        call = UserCall.of_frame(frame, local_freevars)
         namespace = frame.f_globals
         names = [n for n in code.co_names if n in namespace and not n.startswith("__minispore")]
         self._add(GlobalNames(namespace, names), namespace.get("__name__", "globals"))
@@ -146,9 +140,9 @@ class Watch:
             if isinstance(module, types.ModuleType) and is_user_module(module):
                 self._add(GlobalNames(vars(module), [n for n in code.co_names if n in vars(module)]),
                           name)
-        for name, value in closure.items():
+        for name, value in call.closure.items():
             self._add(value, name)
-        self.calls.append(UserCall(code, namespace, closure, arguments, local_freevars))
+        self.calls.append(call)
 
     def _made_while_tracing(self, code, name):
         """A closure variable of a function nested in one that ran while tracing: a cell made

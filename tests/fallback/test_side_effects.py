@@ -487,3 +487,78 @@ def test_a_pure_cell_replays_in_graph_mode(training, traces):
         ms.set_context(mode=ms.PYNATIVE_MODE)
     assert traces.call_count == 1
     assert ms.explain(net).compiled_whole
+
+
+# ***** effects in helpers called from converted tensor control flow *****
+
+def c_helper_in_a_tensor_if():
+    log = []
+
+    def note(s):
+        log.append(s)
+
+    def fn(x):
+        if x.sum() > 0:
+            note("pos")
+            x = x + 1
+        else:
+            x = x - 1
+        return x
+    return fn, _t(-1.0, -2.0), lambda: list(log)
+
+
+def c_helper_in_a_tensor_while():
+    log = []
+
+    def note(s):
+        log.append(s)
+
+    def fn(x):
+        while x.sum() < 10:
+            note("iteration")
+            x = x * 2
+        return x
+    return fn, _t(0.1, 0.1, 0.1), lambda: list(log)
+
+
+def c_nonlocal_write_in_a_converted_function():
+    count = 0
+
+    def fn(x):
+        nonlocal count
+        count += 1
+        if x.sum() > 0:
+            x = x + count
+        return x
+    return fn, _t(1.0, 2.0), lambda: count
+
+
+@pytest.mark.parametrize("case", [c_helper_in_a_tensor_if, c_helper_in_a_tensor_while,
+                                  c_nonlocal_write_in_a_converted_function],
+                         ids=lambda c: c.__name__[2:])
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE], ids=["pynative", "graph"])
+def test_converted_control_flow_keeps_python_effects(case, mode):
+    fn, x, state = case()
+    want = [fn(x).asnumpy() for _ in range(3)]
+    want_state = state()
+
+    fn, x, state = case()
+    ms.set_context(mode=mode)
+    try:
+        compiled = ms.jit(fn)
+        got = [compiled(x).asnumpy() for _ in range(3)]
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert state() == want_state
+    np.testing.assert_allclose(np.array(got), np.array(want), rtol=1e-6)
+
+
+def test_reference_effects_of_converted_control_flow():
+    """The eager reference the test above compares with (so it cannot pass vacuously)."""
+    for case, after in [(c_helper_in_a_tensor_if, []),
+                        (c_helper_in_a_tensor_while, ["iteration"] * 18),
+                        (c_nonlocal_write_in_a_converted_function, 3)]:
+        fn, x, state = case()
+        for _ in range(3):
+            fn(x)
+        assert state() == after
