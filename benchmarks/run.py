@@ -200,7 +200,7 @@ def _cpu():
 
 def report(table, adapters, args, elapsed_s, loads):
     setup = (f"`python -m benchmarks.run{' --quick' if args.quick else ''}` — {args.repeat} "
-             f"process(es) per adapter, median; one intra-op thread; {args.malloc} glibc "
+             f"process(es) per adapter, median; one core, one intra-op thread; {args.malloc} glibc "
              f"allocator for every adapter; {_cpu()}; Python "
              f"{platform.python_version()}; {_versions()}. Load average before/after: "
              f"{loads[0]:.1f} / {loads[1]:.1f}; wall time {elapsed_s / 60:.1f} min.")
