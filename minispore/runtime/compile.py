@@ -272,6 +272,9 @@ class JitFunction:
         self.segments = {}     # structural key of a segment graph -> Program
         self.recompiles = []   # the reason for each compile after the first
         self.breaks = []       # BreakReports of the first traced call that broke
+        # set once a call broke or had Python side effects: from then on every call runs the
+        # Python (no replay), so the values its trace read need no guarding either
+        self.runs_python = False
         self.__wrapped__ = fn
         self.__doc__ = getattr(fn, "__doc__", None)
 
@@ -295,6 +298,10 @@ class JitFunction:
         else:
             leaves, structure = flatten((args, kwargs), _is_tensor)
         with_backward = STATE.recording == 1
+        if self.runs_python:
+            # a counter or a log it updates must not look like a new variant at every call
+            return self.fn(*args, **kwargs) if with_backward else \
+                self._run_with_python(args, kwargs, leaves)
         key = (structure, tuple((x.shape, x._data.dtype) for x in leaves),
                guards.snapshot(self.fn, args), config.context_key(), with_backward)
         exe = self.cache.get(key)
@@ -323,16 +330,21 @@ class JitFunction:
             except BreakNotAllowed:
                 # the function breaks: its gradient is taken eagerly, exactly as PyNative's
                 self.cache[key] = _EAGER
+                self.runs_python = True
                 return self.fn(*args, **kwargs)
             exe = VjpExecutable(traced, grad_vars, dout_vars)
             # Python side effects: this call's already ran (tracing); later calls run eagerly
-            self.cache[key] = _EAGER if self._side_effects(watch) else exe
+            if self._side_effects(watch):
+                self.cache[key] = _EAGER
+            else:
+                self.cache[key] = exe
             return exe(leaves)
         with watch:
             result = self._run_segmented(args, kwargs)
         if isinstance(result, Segmented):
             self.cache[key] = _SEGMENTED
             self.breaks = result.breaks
+            self.runs_python = True
             return result.value
         if self._side_effects(watch):
             # this call's Python already ran (while tracing); later calls must run it again
@@ -346,6 +358,7 @@ class JitFunction:
         jit_syntax_level=STRICT they are an error."""
         effects = watch.effects()
         if effects:
+            self.runs_python = True
             self.breaks = [report_side_effect(self.name, where, what) for where, what in effects]
             if self.fullgraph or config.get_context("jit_syntax_level") == config.STRICT:
                 raise GraphBreakError(self.breaks[0])

@@ -338,6 +338,24 @@ def test_an_effect_is_reported_once(caplog):
     assert len(reports) == 1
 
 
+def test_a_counter_the_function_updates_is_not_a_new_variant_each_call(caplog):
+    count = 0
+
+    def fn(x):
+        nonlocal count
+        count += 1
+        return x * count
+
+    compiled = ms.jit(fn)
+    with caplog.at_level(logging.WARNING, logger="minispore"):
+        got = [compiled(X).asnumpy() for _ in range(12)]
+    np.testing.assert_allclose(np.array(got), np.array([X.asnumpy() * k for k in range(1, 13)]))
+    assert count == 12
+    # its Python runs every call anyway: the changed closure value is no reason to recompile
+    assert compiled.recompiles == [] and len(compiled.cache) == 1
+    assert not [r for r in caplog.records if "compiled" in r.getMessage()]
+
+
 def test_changing_an_argument_list_of_tensors_raises():
     def fn(x, xs):
         xs.append(x * 2)
