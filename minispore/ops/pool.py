@@ -75,10 +75,31 @@ def _offsets_apart(xp, x, kernel_size, stride, padding, dilation):
                                                                           + win.shape[:4])
 
 
+def _window_origins(out_hw, stride, padding):
+    """Input row and column (negative inside the top/left padding) of each window's first
+    cell: host numpy, a function of the shapes only."""
+    return (np.arange(out_hw[0]) * stride[0] - padding[0],
+            np.arange(out_hw[1]) * stride[1] - padding[2])
+
+
+def _first_real_offset(out_hw, kernel_size, stride, padding, dilation):
+    """(Ho, Wo): the kernel offset of each window's first cell inside the input. A window
+    always has one (the padding is at most half the kernel)."""
+    rows, cols = _window_origins(out_hw, stride, padding)
+    first_i, first_j = np.maximum(0, -(rows // dilation[0])), np.maximum(0, -(cols // dilation[1]))
+    return first_i[:, None] * kernel_size[1] + first_j[None, :]
+
+
 def _max_pool_impl(xp, x, kernel_size, stride, padding, dilation):
     values = _offsets_apart(xp, x, kernel_size, stride, padding, dilation)
     best = values[0]
     index = xp.zeros(best.shape, _index_dtype(kernel_size))
+    if padding[0] or padding[2]:
+        # the padding ties real cells holding the lowest value (-inf, or an integer dtype's
+        # minimum): the index then starts at the first real cell, and only a larger value
+        # moves it, so it never points into the padding
+        index[...] = xp.asarray(_first_real_offset(best.shape[2:], kernel_size, stride, padding,
+                                                   dilation).astype(index.dtype))
     for k in range(1, len(values)):
         better = values[k] > best  # strict: a tie keeps the earlier offset
         best = xp.maximum(best, values[k])
@@ -230,17 +251,38 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indice
     goes to the first maximum of each window. `pad_mode` ('valid' | 'same' | 'pad', the
     default) serves nn.MaxPool2d.
 
+    return_indices=True returns (output, argmax): argmax (int64, the shape of output) holds
+    the flat position h * W + w in its input plane of each window's first maximum; it has no
+    gradient.
+
         >>> x = ms.Tensor(np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4))
         >>> ops.max_pool2d(x, 2).asnumpy().ravel().tolist()
         [5.0, 7.0, 13.0, 15.0]
+        >>> ops.max_pool2d(x, 2, return_indices=True)[1].asnumpy().ravel().tolist()
+        [5, 7, 13, 15]
     """
     x = as_tensor(x)
-    if return_indices:
-        raise NotImplementedError("ops.max_pool2d: return_indices=True is not supported")
+    if not isinstance(return_indices, bool):
+        raise TypeError(f"ops.max_pool2d: return_indices must be a bool, got {return_indices!r}")
     kernel, stride, dilation, pads, extra = _pool_geometry(
         "max_pool2d", x, kernel_size, stride, padding, pad_mode, ceil_mode, dilation)
     pads = (pads[0], pads[1] + extra[0], pads[2], pads[3] + extra[1])
-    return max_pool2d_p(x, kernel_size=kernel, stride=stride, padding=pads, dilation=dilation)[0]
+    out, offset = max_pool2d_p(x, kernel_size=kernel, stride=stride, padding=pads,
+                               dilation=dilation)
+    if not return_indices:
+        return out
+    return out, _input_positions(offset, x.shape[3], kernel, stride, pads, dilation)
+
+
+def _input_positions(offset, width, kernel, stride, padding, dilation):
+    """int64 flat positions row * width + column in the input plane of the kernel offsets
+    `offset` that max_pool2d_p returns: each window's origin plus the offset's displacement."""
+    rows, cols = _window_origins(offset.shape[2:], stride, padding)
+    origins = Tensor((rows[:, None] * width + cols[None, :]).astype(np.int64))
+    offset = F.cast(offset, np.int64)
+    down = F.mul(F.floor_div(offset, kernel[1]), dilation[0] * width)
+    across = F.mul(F.floor_mod(offset, kernel[1]), dilation[1])
+    return F.add(F.add(down, across), origins)
 
 
 def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False,

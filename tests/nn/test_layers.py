@@ -156,9 +156,42 @@ def test_pooling_gradients():
     check_cell_grads(nn.AvgPool2d(3, 2, pad_mode="same"), randn(1, 2, 5, 5))
 
 
+def test_max_pool2d_returns_indices_in_both_modes(mode):
+    x = RNG.integers(0, 3, (2, 3, 6, 5)).astype(np.float32)   # ties: the first max wins
+    pool = nn.MaxPool2d(3, 2, pad_mode="pad", padding=1, return_indices=True, ceil_mode=True)
+    out, argmax = pool(T(x))
+    assert argmax.dtype == ms.int64 and argmax.shape == out.shape == (2, 3, 4, 3)
+    padded = np.pad(x, ((0, 0), (0, 0), (1, 2), (1, 2)), constant_values=-np.inf)
+    for i, j in np.ndindex(4, 3):
+        window = padded[:, :, 2 * i:2 * i + 3, 2 * j:2 * j + 3].reshape(2, 3, 9)
+        k = window.argmax(-1)                                   # the first maximum
+        want = (2 * i - 1 + k // 3) * 5 + 2 * j - 1 + k % 3
+        np.testing.assert_array_equal(argmax.asnumpy()[:, :, i, j], want)
+    flat = np.take_along_axis(x.reshape(2, 3, -1), argmax.asnumpy().reshape(2, 3, -1), -1)
+    np.testing.assert_array_equal(out.asnumpy(), flat.reshape(out.shape))
+    plain = nn.MaxPool2d(3, 2, pad_mode="pad", padding=1, ceil_mode=True)
+    np.testing.assert_array_equal(out.asnumpy(), plain(T(x)).asnumpy())
+
+
+def test_max_pool2d_with_indices_gradient():
+    x = RNG.permutation(36).reshape(1, 1, 6, 6) / 7.0   # distinct values: the max is unique
+
+    class Values(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.pool = nn.MaxPool2d(2, 2, return_indices=True)
+
+        def construct(self, x):
+            return self.pool(x)[0]
+
+    check_cell_grads(Values(), x)
+
+
 def test_pooling_errors():
     with pytest.raises(ValueError, match="MaxPool2d: padding must be 0 when pad_mode is 'valid'"):
         nn.MaxPool2d(2, 2, padding=1)
+    with pytest.raises(TypeError, match="MaxPool2d: return_indices must be a bool"):
+        nn.MaxPool2d(2, 2, return_indices=1)
     with pytest.raises(ValueError, match="AvgPool2d: kernel_size must be a positive int"):
         nn.AvgPool2d(0)
     with pytest.raises(ops.OpError, match=r"(?s)ops.max_pool2d: input must be a 4-D.*\[2, 5, 5\]"):

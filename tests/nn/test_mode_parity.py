@@ -16,7 +16,7 @@ import pytest
 from nn_checks import T
 
 import minispore as ms
-from minispore import nn
+from minispore import nn, ops
 
 STEPS = 3
 # Float32 tolerance: the compiled kernels (fastmath, their own exp/tanh/erf approximations
@@ -128,6 +128,19 @@ class ThroughCellList(nn.Cell):
         return x
 
 
+class PooledWithIndices(nn.Cell):
+    """MaxPool2d(return_indices=True): the values, shifted by a (gradient-free) term of the
+    indices so that both outputs reach the loss."""
+
+    def __init__(self):
+        super().__init__()
+        self.pool = nn.MaxPool2d(3, 2, pad_mode="pad", padding=1, return_indices=True)
+
+    def construct(self, x):
+        values, argmax = self.pool(x)
+        return values + ops.cast(argmax, ms.float32) * 0.01
+
+
 def embedding(**kwargs):
     return Setup(nn.Embedding(7, 3, **kwargs), integers(7, (4, 2), 7), randn((4, 2, 3), 8))
 
@@ -206,6 +219,7 @@ LAYER_CASES = [
     (nn.MaxPool2d, "dilation-ceil", lambda: conv_then(nn.MaxPool2d(2, 2, dilation=2,
                                                                    ceil_mode=True),
                                                       (2, 3, 2, 2))),
+    (nn.MaxPool2d, "return-indices", lambda: conv_then(PooledWithIndices(), (2, 3, 3, 3))),
     (nn.AvgPool2d, "valid", lambda: conv_then(nn.AvgPool2d(2, 2), (2, 3, 2, 2))),
     (nn.AvgPool2d, "same", lambda: conv_then(nn.AvgPool2d(3, 2, pad_mode="same"),
                                              (2, 3, 3, 3))),

@@ -260,6 +260,88 @@ def test_max_pool2d_errors():
         ops.max_pool2d(T(randn(1, 1, 2, 2)), 3)
 
 
+# ***** max pooling with indices (return_indices=True) *****
+
+INDEX_CASES = MAX_POOL_CASES + [
+    # kwargs, explicit pads of the reference (ceil_mode's extra column included), on 7x6
+    ({"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True}, (1, 1, 1, 2)),
+    ({"kernel_size": 3, "stride": (2, 1), "padding": (2, 1), "dilation": 2}, (2, 2, 1, 1)),
+]
+
+
+def argmax_reference(x, kernel, stride, pads, dilation):
+    """Flat position h * W + w in its input plane of each window's first maximum among its
+    real cells (row-major; padding is never chosen), as PyTorch's max_pool2d indices."""
+    n, c, h, w = x.shape
+    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
+    t, b, l, r = pads
+    ho, wo = (h + t + b - dh * (kh - 1) - 1) // sh + 1, (w + l + r - dw * (kw - 1) - 1) // sw + 1
+    argmax = np.zeros((n, c, ho, wo), np.int64)
+    for b_, c_, i, j in np.ndindex(argmax.shape):
+        cells = [(i * sh - t + p * dh, j * sw - l + q * dw) for p in range(kh) for q in range(kw)]
+        cells = [(row, col) for row, col in cells if 0 <= row < h and 0 <= col < w]
+        row, col = cells[int(np.argmax([x[b_, c_, row, col] for row, col in cells]))]
+        argmax[b_, c_, i, j] = row * w + col
+    return argmax
+
+
+def gathered(x, argmax):
+    """x at the flat positions `argmax` of each input plane."""
+    n, c = x.shape[:2]
+    flat = np.take_along_axis(x.reshape(n, c, -1), argmax.reshape(n, c, -1), axis=-1)
+    return flat.reshape(argmax.shape)
+
+
+@pytest.mark.parametrize("kwargs, pads", INDEX_CASES)
+def test_max_pool2d_indices_are_the_first_maximum_positions(kwargs, pads, mode):
+    x = RNG.integers(0, 3, (2, 3, 7, 6)).astype(np.float32)  # many ties: the first max wins
+    out, argmax = run_in_mode(lambda x: ops.max_pool2d(x, return_indices=True, **kwargs),
+                              mode, T(x))
+    kernel, stride, dilation = _max_pool_ref_args(kwargs)
+    want = argmax_reference(x, kernel, stride, pads, dilation)
+    assert argmax.dtype == ms.int64
+    np.testing.assert_array_equal(argmax.asnumpy(), want)
+    np.testing.assert_array_equal(out.asnumpy(), gathered(x, argmax.asnumpy()))
+    np.testing.assert_array_equal(out.asnumpy(), ops.max_pool2d(T(x), **kwargs).asnumpy())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_max_pool2d_indices_never_point_into_the_padding(dtype, mode):
+    # cells holding the lowest value tie with the padding: the first real cell must win
+    lowest = -np.inf if dtype == np.float32 else np.iinfo(dtype).min
+    x = np.full((1, 2, 5, 4), lowest, dtype)
+    x[0, 1, 3, 2] = 7
+    kwargs = {"kernel_size": 3, "stride": (1, 2), "padding": 1, "dilation": (1, 2)}
+    out, argmax = run_in_mode(lambda x: ops.max_pool2d(x, return_indices=True, **kwargs),
+                              mode, T(x))
+    np.testing.assert_array_equal(argmax.asnumpy(), argmax_reference(
+        x, (3, 3), (1, 2), (1, 1, 1, 1), (1, 2)))
+    assert ((argmax.asnumpy() >= 0) & (argmax.asnumpy() < 20)).all()
+    np.testing.assert_array_equal(out.asnumpy(), gathered(x, argmax.asnumpy()))
+
+
+@pytest.mark.parametrize("kwargs, pads", INDEX_CASES[2::3])
+def test_max_pool2d_with_indices_keeps_the_values_gradient(kwargs, pads, mode):
+    x = RNG.permutation(84).reshape(1, 2, 7, 6) * 0.1  # distinct values: argmax is stable
+    c = T(randn(*ops.max_pool2d(T(x), **kwargs).shape))
+
+    def values_and_indices(x):
+        out, argmax = ops.max_pool2d(x, return_indices=True, **kwargs)
+        # the indices reach the loss too, but carry no gradient
+        return ops.sum(out * c) + ops.sum(ops.cast(argmax, ms.float64))
+
+    with_indices = run_in_mode(ms.grad(values_and_indices), mode, T(x)).asnumpy()
+    values_only = ms.grad(lambda x: ops.sum(ops.max_pool2d(x, **kwargs) * c))(T(x)).asnumpy()
+    np.testing.assert_array_equal(with_indices, values_only)
+    assert_grads_match(lambda x: ops.sum(ops.max_pool2d(x, return_indices=True,
+                                                        **kwargs)[0] * c), x)
+
+
+def test_max_pool2d_return_indices_must_be_a_bool():
+    with pytest.raises(TypeError, match="ops.max_pool2d: return_indices must be a bool"):
+        ops.max_pool2d(T(randn(1, 1, 4, 4)), 2, return_indices="yes")
+
+
 # (kernel, stride, pads, dilation) of the max_pool2d primitive: tiled windows take the fast
 # path (reshapes, no window scan in the backward), the others the general one
 ROUTE_CASES = [

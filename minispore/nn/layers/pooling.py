@@ -33,17 +33,25 @@ class MaxPool2d(_Pool2d):
     """Maximum over each kernel_size window, moving by stride.
 
     pad_mode: 'valid' (no padding), 'same' (output size ceil(input / stride)) or 'pad'
-    (explicit `padding`, int or (h, w), never chosen as the maximum).
+    (explicit `padding`, int or (h, w), never chosen as the maximum). return_indices=True
+    returns (output, argmax) as ops.max_pool2d does: argmax, int64, is the flat position
+    h * W + w in its input plane of each window's first maximum.
+
+        >>> x = ms.Tensor(np.array([[[[1.0, 4.0], [3.0, 2.0]]]], np.float32))
+        >>> out, argmax = ms.nn.MaxPool2d(2, 2, return_indices=True)(x)
+        >>> argmax.asnumpy().ravel().tolist()
+        [1]
     """
 
     def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, dilation=1,
-                 ceil_mode=False, data_format="NCHW"):
+                 return_indices=False, ceil_mode=False, data_format="NCHW"):
         super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode, data_format)
         self.dilation = V.int_pair(dilation, "dilation", "MaxPool2d")
+        self.return_indices = V.boolean(return_indices, "return_indices", "MaxPool2d")
 
     def construct(self, x):
         return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation,
-                            ceil_mode=self.ceil_mode, pad_mode=self.pad_mode)
+                            self.return_indices, self.ceil_mode, pad_mode=self.pad_mode)
 
 
 class AvgPool2d(_Pool2d):
