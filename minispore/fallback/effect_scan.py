@@ -233,7 +233,7 @@ def _target_sites(target, statement, resolver):
         if name in scope.globals:
             return [_Site(target.lineno, f"{verb} global {name}", True, [id(call.globals)])]
         if name in scope.nonlocals and name not in call.local_freevars:
-            return [_Site(target.lineno, f"{verb} nonlocal {name}", True)]
+            return [_Site(target.lineno, f"{verb} nonlocal {name}", True, [("nonlocal", name)])]
         if isinstance(statement, ast.AugAssign):  # `lst += [x]` changes a list in place
             how, obj = resolver.resolve(target)
             if how == _VALUE and isinstance(obj, tuple(_MUTATORS_OF)):

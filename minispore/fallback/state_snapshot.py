@@ -86,7 +86,7 @@ class StateSnapshot:
             contents = now[1] if now is not None else ()
             if not same_items(entry.contents, contents):
                 found.append((_format_path(entry.path), _describe(entry, contents),
-                              identities(entry.obj)))
+                              _explained_by(entry, contents)))
         return found
 
 
@@ -210,12 +210,29 @@ def _describe(entry, now):
         return f"{len(entry.contents)} -> {len(now)} items"
     if entry.kind in ("entries", "attributes", "names"):
         old, new = dict(entry.contents), dict(now)
-        keys = [k for k in {**old, **new} if old.get(k, ABSENT) is not new.get(k, ABSENT)
-                and not _equal(old.get(k), new.get(k))]
         what = {"entries": "key", "attributes": "attribute", "names": "global"}[entry.kind]
-        return ", ".join(f"{what} {k!r} {_change_word(old, new, k)}" for k in keys[:3])
+        return ", ".join(f"{what} {k!r} {_change_word(old, new, k)}"
+                         for k in _changed_keys(entry, now)[:3])
     return {"items": "an item replaced", "members": "members changed",
             "random state": "random numbers drawn"}.get(entry.kind, "contents changed")
+
+
+def _changed_keys(entry, now):
+    old, new = dict(entry.contents), dict(now)
+    return [k for k in {**old, **new} if old.get(k, ABSENT) is not new.get(k, ABSENT)
+            and not _equal(old.get(k), new.get(k))]
+
+
+def _explained_by(entry, now):
+    """The ids a statement explaining this change names. A function whose closure variables
+    alone changed was changed by `nonlocal` rebindings, which name the variable, not the
+    function: ("nonlocal", name) each."""
+    obj = entry.obj
+    if isinstance(obj, types.FunctionType) and entry.kind == "attributes":
+        keys = _changed_keys(entry, now)
+        if keys and set(keys) <= set(obj.__code__.co_freevars):
+            return {("nonlocal", k) for k in keys}
+    return identities(obj)
 
 
 def _change_word(old, new, key):

@@ -13,13 +13,13 @@ import os
 
 from ..context import config
 from ..context.interpreter import STATE, using
+from ..fallback import convert, side_effects
+from ..fallback.graph_break import BreakNotAllowed
+from ..fallback.report import GraphBreakError, report_side_effect
 from ..grad import tape
 from ..grad.backward import backward
 from . import guards, passes
 from .codegen import lower
-from ..fallback import convert, side_effects
-from ..fallback.graph_break import BreakNotAllowed
-from ..fallback.report import GraphBreakError, report_side_effect
 from .ir import Graph, Var, structural_key
 from .pytree import flatten, unflatten
 from .tensor import Tensor

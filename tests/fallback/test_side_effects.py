@@ -353,6 +353,8 @@ def test_a_counter_the_function_updates_is_not_a_new_variant_each_call(caplog):
     assert count == 12
     # its Python runs every call anyway: the changed closure value is no reason to recompile
     assert compiled.recompiles == [] and len(compiled.cache) == 1
+    # one report, at the `nonlocal` rebinding (not a second one for the changed closure)
+    assert [b.location.split(": ", 1)[1] for b in compiled.breaks] == ["count += 1"]
     assert not [r for r in caplog.records if "compiled" in r.getMessage()]
 
 
