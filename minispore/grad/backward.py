@@ -8,7 +8,9 @@ import threading
 
 from ..runtime.tensor import Tensor
 
-_running = threading.local()  # .needed: the mask of the bprop being run, if any
+# .node: (inputs, predicate) of the bprop being run, if any; asked lazily, as most rules
+# never ask and the engine's loop is the eager backward's hot path
+_running = threading.local()
 
 
 def needs_input_grad(index):
@@ -20,8 +22,8 @@ def needs_input_grad(index):
 
         dx = F.matmul(dout, w_t) if needs_input_grad(0) else None
     """
-    needed = getattr(_running, "needed", None)
-    return needed is None or needed[index]
+    node = getattr(_running, "node", None)
+    return node is None or node[1](node[0][index])
 
 
 def _reverse_topological(roots, target_ids):
@@ -79,13 +81,12 @@ def backward(roots, sens, targets, free=True):
             out, dout = tuple(node.outputs), douts
         else:
             out, dout = node.outputs[0], douts[0]
-        outer, _running.needed = getattr(_running, "needed", None), \
-            tuple(needs_grad(x) for x in node.inputs)
+        outer, _running.node = getattr(_running, "node", None), (node.inputs, needs_grad)
         try:
             dins = node.rule(*node.inputs, out, dout, **node.attrs) if node.attrs else \
                 node.rule(*node.inputs, out, dout)
         finally:
-            _running.needed = outer
+            _running.node = outer
         if len(dins) != len(node.inputs):
             raise RuntimeError(f"bprop of {node.name} returned {len(dins)} gradients for "
                                f"{len(node.inputs)} inputs")
