@@ -1,5 +1,9 @@
-"""Matrix multiplication (BLAS through numpy/CuPy; a kernel boundary for graph fusion)."""
+"""Matrix multiplication (BLAS: minispore's OpenBLAS on CPU, cuBLAS through CuPy; a kernel
+boundary for graph fusion)."""
+import numpy as np
+
 from ..grad.backward import needs_input_grad
+from ..runtime import blas
 from . import batching as B
 from . import functional as F
 from . import infer as I
@@ -43,5 +47,9 @@ def _matmul_batch(prim, args, dims, axis_size):
     return prim(x, y), 0
 
 
-matmul = Primitive("matmul", infer=_matmul_infer, impl=lambda xp, x, y: xp.matmul(x, y),
+def _matmul_impl(xp, x, y):
+    return blas.matmul(x, y) if xp is np else xp.matmul(x, y)
+
+
+matmul = Primitive("matmul", infer=_matmul_infer, impl=_matmul_impl,
                    bprop=_matmul_bprop, batch=_matmul_batch)

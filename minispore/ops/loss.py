@@ -7,7 +7,7 @@ from . import functional as F
 from . import infer as I
 from .activation import log_softmax, shifted_by_max, short_last_axis, softmax_p
 from .arguments import as_tensor, op_error
-from .primitive import Aval, OpShapeError, Primitive
+from .primitive import Aval, CpuKernel, OpShapeError, Primitive
 
 __all__ = [
     "binary_cross_entropy",
@@ -130,6 +130,11 @@ def _sparse_ce_infer(logits, labels, ignore_index, reduction):
     return Aval(tuple(logits.shape[:1]) if reduction == "none" else (), logits.dtype)
 
 
+def _label_error(n_classes, ignore_index):
+    return ValueError(f"labels must be class indices in [0, {n_classes})"
+                      + ("" if ignore_index is None else f" or ignore_index={ignore_index}"))
+
+
 def _class_indices(xp, labels, counted, n_classes, ignore_index):
     """(indices into the classes, mask of the labels out of range or None). Ignored labels
     index class 0. Host labels are checked: a clear error. Checking device labels would copy
@@ -138,8 +143,7 @@ def _class_indices(xp, labels, counted, n_classes, ignore_index):
     if xp is np:
         # numpy's index would wrap a negative label around; a large one fails less clearly
         if classes.size and not (0 <= classes.min() and classes.max() < n_classes):
-            raise ValueError(f"labels must be class indices in [0, {n_classes})"
-                             + ("" if ignore_index is None else f" or ignore_index={ignore_index}"))
+            raise _label_error(n_classes, ignore_index)
         return classes, None
     outside = (classes < 0) | (classes >= n_classes)
     return xp.where(outside, 0, classes), outside
@@ -168,6 +172,52 @@ def _sparse_ce_impl(xp, logits, labels, ignore_index, reduction):
     if reduction == "sum":
         return total
     return total / (n if counted is None else counted.sum().astype(logits.dtype))
+
+
+# Graph mode's kernel: each row's max, sum of exps and loss in one pass (the numpy impl is
+# about fifteen calls); it stops at the first label out of range, which the call reports.
+_SPARSE_CE_SOURCE = """
+@numba.njit(**KERNEL_FLAGS)
+def kernel(logits, labels, ignore_index, ignoring, losses):
+    n, c = logits.shape
+    total = 0.0
+    counted = 0
+    for i in range(n):
+        label = labels[i]
+        if ignoring and label == ignore_index:
+            losses[i] = 0
+            continue
+        if label < 0 or label >= c:
+            return total, counted, i
+        top = logits[i, 0]
+        for j in range(1, c):
+            top = _acc_max(top, logits[i, j])
+        sum_exp = 0.0
+        for j in range(c):
+            sum_exp = _acc_sum(sum_exp, np.float64(exp(logits[i, j] - top)))
+        loss = log(DTYPE(sum_exp)) - (logits[i, label] - top)
+        losses[i] = loss
+        total += loss
+        counted += 1
+    return total, counted, -1
+"""
+
+
+def _sparse_ce_kernel_call(kernel, logits, labels, ignore_index, reduction):
+    n, c = logits.shape
+    if n == 0 or c == 0:
+        return NotImplemented
+    losses = np.empty(n, logits.dtype)
+    total, counted, bad = kernel(np.ascontiguousarray(logits), np.ascontiguousarray(labels),
+                                 0 if ignore_index is None else ignore_index,
+                                 ignore_index is not None, losses)
+    if bad >= 0:
+        raise _label_error(c, ignore_index)
+    if reduction == "none":
+        return losses
+    if reduction == "mean":
+        total = total / counted if counted else np.nan
+    return np.asarray(total, logits.dtype)
 
 
 def _sparse_ce_bprop(logits, labels, out, dout, ignore_index, reduction):
@@ -208,6 +258,7 @@ def _sparse_ce_batch(prim, args, dims, axis_size, ignore_index, reduction):
 sparse_softmax_cross_entropy = Primitive(
     "sparse_softmax_cross_entropy", infer=_sparse_ce_infer, impl=_sparse_ce_impl,
     bprop=_sparse_ce_bprop, batch=_sparse_ce_batch,
+    kernel=CpuKernel(_SPARSE_CE_SOURCE, _sparse_ce_kernel_call),
     doc="-log_softmax(logits)[n, labels[n]] of (N, C) logits, 0 where labels[n] == "
         "ignore_index; 'mean' divides the sum by the number of labels that count")
 

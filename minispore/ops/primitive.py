@@ -18,6 +18,9 @@ A row is `Primitive(name, infer=..., impl=..., bprop=..., [expr=..., jvp=..., ..
   (out, out_dims)``: args carry the batch axis, at ``dims[i]`` (None: same for every lane);
   written with ops, like bprop (see ``ops.batching``). Elementwise rows (with ``expr``)
   default to the shared broadcasting rule; a row without one runs once per lane.
+* ``kernel`` (optional) — a `CpuKernel`: a hand-written numba kernel that Graph mode runs on
+  the CPU instead of `impl`, for rows whose numpy impl is many small calls (softmax over a
+  short axis: a dozen numpy calls, each costing more than the arithmetic). PyNative keeps impl.
 * ``multiple_results`` — impl returns a tuple; ``dout`` in bprop is then a tuple too.
 * ``effect`` — writes state (assign): never removed or reordered by graph passes.
 
@@ -59,11 +62,25 @@ class OpTypeError(OpError, TypeError):
     pass
 
 
+class CpuKernel(NamedTuple):
+    """A Graph-mode CPU kernel for a primitive (see the module docstring).
+
+    source: a module body defining `kernel`, decorated ``@numba.njit(KERNEL_FLAGS)``; it is
+    pasted after numpy, numba and the vectorisable math of `runtime.codegen.fastmath` (exp,
+    log... of the first input's float dtype, named DTYPE; a kernel exists for float32 and
+    float64), with `_acc_sum`/`_acc_max` to accumulate reductions.
+    call(kernel, *arrays, **attrs): the primitive's result computed with `kernel`, or
+    NotImplemented where the kernel does not cover the inputs (impl then runs).
+    """
+    source: str
+    call: object
+
+
 class Primitive:
     """One row of the primitive table (see the module docstring)."""
 
     def __init__(self, name, *, infer, impl, bprop, expr=None, jvp=None, batch=None,
-                 multiple_results=False, effect=False, doc=None):
+                 kernel=None, multiple_results=False, effect=False, doc=None):
         if name in REGISTRY:
             raise ValueError(f"primitive {name!r} is defined twice")
         self.name = self.__name__ = name
@@ -73,6 +90,7 @@ class Primitive:
         self.expr = expr
         self.jvp = jvp
         self.batch = batch if batch is not None or expr is None else batching.elementwise
+        self.kernel = kernel
         self.multiple_results = multiple_results
         self.effect = effect
         self.__doc__ = doc

@@ -14,6 +14,7 @@ def optimize(graph):
     graph = simplify(graph)
     graph = absorb_broadcasts(graph)
     graph = transpose_matmul_outputs(graph)
+    graph = collapse_views(graph)
     graph = simplify(graph)
     graph = cse(graph)
     return dce(graph)
@@ -160,6 +161,54 @@ def transpose_matmul_outputs(graph):
         node.inputs = [bt, at]
         graph.nodes.insert(graph.nodes.index(node), Node(REGISTRY["transpose"], [b], {"perm": swap}, [bt], node.loc))
     return graph
+
+
+_REDUCTIONS = ("reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_all", "reduce_any")
+
+
+def collapse_views(graph):
+    """A view of a view is one view: transpose(transpose(x)) composes the permutations (none
+    left when they cancel, as the transposes around a weight's gradient do), reshape(reshape(x))
+    reshapes x once, and reshape(reduce(x, keep_dims=True)) that drops exactly the kept axes is
+    the reduction without them. Each is a step fewer at run time."""
+    producer = {o.id: n for n in graph.nodes for o in n.outputs}
+    uses = {}
+    for node in graph.nodes:
+        for v in node.inputs:
+            uses[v.id] = uses.get(v.id, 0) + 1
+    for v in graph.outputs:
+        uses[v.id] = uses.get(v.id, 0) + 1
+    for node in graph.nodes:
+        name = node.prim.name
+        if name not in ("transpose", "reshape"):
+            continue
+        inner = producer.get(node.inputs[0].id)
+        if inner is None or inner.prim.effect:
+            continue
+        if name == "transpose" and inner.prim.name == "transpose":
+            outer_perm, inner_perm = node.attrs["perm"], inner.attrs["perm"]
+            node.attrs = {"perm": tuple(inner_perm[p] for p in outer_perm)}
+            node.inputs = [inner.inputs[0]]
+        elif name == "reshape" and inner.prim.name == "reshape":
+            node.inputs = [inner.inputs[0]]
+        elif (name == "reshape" and inner.prim.name in _REDUCTIONS and inner.attrs.get("keep_dims")
+              and uses.get(node.inputs[0].id) == 1
+              and _dropped_kept_axes(inner, node.outputs[0].shape)):
+            inner.attrs = dict(inner.attrs, keep_dims=False)
+            inner.outputs[0] = node.outputs[0]
+            producer[node.outputs[0].id] = inner
+            node.prim = None  # the reduction now produces the reshape's value
+    graph.nodes = [n for n in graph.nodes if n.prim is not None]
+    return dce(graph)
+
+
+def _dropped_kept_axes(reduction, shape):
+    """Whether `shape` is the reduction's output without its kept (size-1) axes."""
+    in_shape = reduction.inputs[0].shape
+    axis = reduction.attrs["axis"]
+    axes = range(len(in_shape)) if axis is None else [a % len(in_shape) for a in
+                                                     (axis if isinstance(axis, tuple) else (axis,))]
+    return tuple(shape) == tuple(d for i, d in enumerate(in_shape) if i not in set(axes))
 
 
 def _swapped(shape):

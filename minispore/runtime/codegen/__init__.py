@@ -23,13 +23,15 @@ def lower(graph):
     from . import numba_cpu
     background = os.environ.get("MINISPORE_SYNC_COMPILE", "0") != "1"
     return lower_groups(graph, lambda group: numba_cpu.lower_group(group, background),
-                        fuse_reductions=True)
+                        fuse_reductions=True,
+                        lower_node=lambda node: numba_cpu.lower_primitive(node, background))
 
 
-def lower_groups(graph, lower_group, fuse_reductions=False):
+def lower_groups(graph, lower_group, fuse_reductions=False, lower_node=None):
     """(Program, kernel sources or None): each fused group runs as `lower_group(group)` (a step
-    with a `.source`), every other node as its primitive impl. fuse_reductions: the backend's
-    kernels also accumulate reductions (fuse.partition)."""
+    with a `.source`), every other node as its primitive impl, or as `lower_node(node)` where
+    that gives a step (primitives with a CpuKernel). fuse_reductions: the backend's kernels
+    also accumulate reductions (fuse.partition)."""
     sources = []
 
     def steps(g):
@@ -41,8 +43,13 @@ def lower_groups(graph, lower_group, fuse_reductions=False):
                          + ", ".join(n.prim.name for n in item.nodes) + ")")
                 yield (step, item.inputs, item.outputs, {}, True, label, item.nodes[0].loc)
             else:
-                yield (item.prim.impl, item.inputs, item.outputs, item.attrs,
-                       item.prim.multiple_results, f"ops.{item.prim.name}", item.loc)
+                step = None
+                if lower_node is not None and item.prim.kernel is not None:
+                    step = lower_node(item)
+                if step is not None:
+                    sources.append(step.source)
+                yield (item.prim.impl if step is None else step, item.inputs, item.outputs,
+                       item.attrs, item.prim.multiple_results, f"ops.{item.prim.name}", item.loc)
 
     program = Program(graph, steps)
     return program, "\n\n".join(sources) or None
