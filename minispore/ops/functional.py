@@ -569,6 +569,22 @@ def matmul(x, y):
     return bind(REGISTRY["matmul"], x, y)
 
 
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """beta * input + alpha * (mat1 @ mat2) for matrices mat1, mat2 and an input broadcasting
+    to their product, as MindSpore's ops.addmm (one BLAS call on the CPU).
+
+        >>> eye = ms.Tensor(np.eye(2, dtype=np.float32))
+        >>> ops.addmm(ms.Tensor(np.ones((2, 2), np.float32)), eye, eye, alpha=2).asnumpy().tolist()
+        [[3.0, 1.0], [1.0, 3.0]]
+    """
+    input, mat1, mat2 = (x if isinstance(x, Tensor) else Tensor(x) for x in (input, mat1, mat2))
+    if beta != 1:
+        input = mul(input, beta)
+    dtype = mat1._data.dtype
+    alpha = cast(alpha, dtype) if isinstance(alpha, Tensor) else Tensor(np.asarray(alpha, dtype))
+    return bind(REGISTRY["addmm"], _to_dtype(input, dtype), mat1, mat2, alpha)
+
+
 def bmm(x, y):
     """Batched matrix product of (..., n, k) and (..., k, m)."""
     return matmul(x, y)

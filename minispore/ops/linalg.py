@@ -53,3 +53,45 @@ def _matmul_impl(xp, x, y):
 
 matmul = Primitive("matmul", infer=_matmul_infer, impl=_matmul_impl,
                    bprop=_matmul_bprop, batch=_matmul_batch)
+
+
+# ***** addmm: c + alpha * (a @ b), one BLAS call *****
+#
+# BLAS computes C <- alpha * A @ B + beta * C in one pass over C. Graph mode's passes rewrite
+# an update such as SGD's `w - lr * (dz.T @ x)` into this row, saving the pass that reads the
+# product back to scale and subtract it (workload 2's first layer: ~50 us of its step).
+
+def _addmm_infer(c, a, b, alpha):
+    if len(a.shape) != 2 or len(b.shape) != 2:
+        raise OpShapeError(f"addmm multiplies matrices, got {a.shape} @ {b.shape}")
+    if a.shape[1] != b.shape[0]:
+        raise OpShapeError(f"contracted dimensions differ: {a.shape} @ {b.shape} "
+                           f"({a.shape[1]} != {b.shape[0]})")
+    out_shape = (a.shape[0], b.shape[1])
+    if I.broadcast_shapes(tuple(c.shape), out_shape) != out_shape:
+        raise OpShapeError(f"input {c.shape} does not broadcast to the product's {out_shape}")
+    if len(alpha.shape) != 0:
+        raise OpShapeError(f"alpha must be a scalar, got shape {alpha.shape}")
+    if not (c.dtype == a.dtype == b.dtype == alpha.dtype) or a.dtype.kind != "f":
+        raise OpTypeError(f"addmm needs one float dtype, got {c.dtype}, {a.dtype}, {b.dtype} "
+                          f"and alpha {alpha.dtype}")
+    return Aval(out_shape, a.dtype)
+
+
+def _addmm_impl(xp, c, a, b, alpha):
+    if xp is np:
+        return blas.addmm(c, a, b, alpha)
+    return c + alpha * xp.matmul(a, b)
+
+
+def _addmm_bprop(c, a, b, alpha, out, dout):
+    scaled = F.mul(dout, alpha) if needs_input_grad(1) or needs_input_grad(2) else None
+    return (F.sum_to(dout, c.shape) if needs_input_grad(0) else None,
+            F.matmul(scaled, F.swap_last_axes(b)) if needs_input_grad(1) else None,
+            F.matmul(F.swap_last_axes(a), scaled) if needs_input_grad(2) else None,
+            F.sum(F.mul(dout, F.matmul(a, b))) if needs_input_grad(3) else None)
+
+
+addmm = Primitive("addmm", infer=_addmm_infer, impl=_addmm_impl, bprop=_addmm_bprop,
+                  doc="c + alpha * (a @ b) for matrices a, b, c broadcasting to the product, "
+                      "alpha a scalar tensor")

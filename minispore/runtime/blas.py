@@ -14,8 +14,9 @@ Environment:
   MINISPORE_BLAS_CORETYPE=NAME      an OPENBLAS_CORETYPE name for minispore's copy ("auto": let
                                     OpenBLAS detect); a user's OPENBLAS_CORETYPE is respected
 
-`matmul(a, b)` is numpy's 2-D matmul, on that copy for float32/float64 products large enough
-to amortise a foreign call (~6 us); everything else goes to numpy.
+`matmul(a, b)` is numpy's 2-D matmul and `addmm(c, a, b, alpha)` is c + alpha * (a @ b), on
+that copy for float32/float64 products large enough to amortise a foreign call (~6 us);
+everything else goes to numpy.
 """
 import ctypes
 import importlib.util
@@ -117,18 +118,39 @@ def _operand(a):
     return a, _NO_TRANS, max(1, a.shape[1])
 
 
-def matmul(a, b):
-    """numpy.matmul(a, b), on minispore's BLAS for large 2-D float32/float64 products."""
+def _gemm_ready(a, b):
+    """The gemm for a @ b if minispore's BLAS should run it, else None."""
     gemm = _GEMM.get(a.dtype)
     if (gemm is None or a.ndim != 2 or b.ndim != 2 or b.dtype != a.dtype
-            or a.shape[0] * a.shape[1] * b.shape[1] < MIN_MACS):
-        return np.matmul(a, b)
+            or a.shape[1] != b.shape[0] or a.shape[0] * a.shape[1] * b.shape[1] < MIN_MACS):
+        return None
+    return gemm
+
+
+def _gemm(gemm, a, b, alpha, beta, out):
+    """out <- alpha * a @ b + beta * out (out: C-contiguous)."""
     (m, k), n = a.shape, b.shape[1]
-    if b.shape[0] != k:
-        return np.matmul(a, b)  # numpy's own error message
     a, trans_a, lda = _operand(a)
     b, trans_b, ldb = _operand(b)
-    out = np.empty((m, n), a.dtype)
-    gemm(_ROW_MAJOR, trans_a, trans_b, m, n, k, 1.0, a.ctypes.data, lda, b.ctypes.data, ldb,
-         0.0, out.ctypes.data, max(1, n))
+    gemm(_ROW_MAJOR, trans_a, trans_b, m, n, k, alpha, a.ctypes.data, lda, b.ctypes.data, ldb,
+         beta, out.ctypes.data, max(1, n))
     return out
+
+
+def matmul(a, b):
+    """numpy.matmul(a, b), on minispore's BLAS for large 2-D float32/float64 products."""
+    gemm = _gemm_ready(a, b)
+    if gemm is None:
+        return np.matmul(a, b)
+    return _gemm(gemm, a, b, 1.0, 0.0, np.empty((a.shape[0], b.shape[1]), a.dtype))
+
+
+def addmm(c, a, b, alpha):
+    """c + alpha * (a @ b) for matrices a, b, c broadcasting to the product and a scalar
+    alpha; one BLAS call accumulating into a copy of c where minispore's BLAS runs it."""
+    gemm = _gemm_ready(a, b)
+    if gemm is None:
+        return c + alpha * np.matmul(a, b)
+    out = np.empty((a.shape[0], b.shape[1]), a.dtype)
+    out[...] = c
+    return _gemm(gemm, a, b, float(alpha), 1.0, out)

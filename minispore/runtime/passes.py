@@ -16,6 +16,7 @@ def optimize(graph):
     graph = transpose_matmul_outputs(graph)
     graph = collapse_views(graph)
     graph = simplify(graph)
+    graph = fuse_matmul_epilogues(graph)
     graph = cse(graph)
     return dce(graph)
 
@@ -209,6 +210,71 @@ def _dropped_kept_axes(reduction, shape):
     axes = range(len(in_shape)) if axis is None else [a % len(in_shape) for a in
                                                      (axis if isinstance(axis, tuple) else (axis,))]
     return tuple(shape) == tuple(d for i, d in enumerate(in_shape) if i not in set(axes))
+
+
+def fuse_matmul_epilogues(graph):
+    """c + s * (a @ b) and c - s * (a @ b) (s a scalar or absent, c of the product's shape)
+    become one addmm: BLAS
+    accumulates the product into c, and the pass that would read the product back to scale
+    and add it disappears. SGD's update of a weight whose gradient is a product has exactly
+    this form. The product and its scaling must have no other readers."""
+    from ..ops.primitive import REGISTRY
+    from .ir import Node
+    producer = {o.id: n for n in graph.nodes for o in n.outputs}
+    uses = {}
+    for node in graph.nodes:
+        for v in node.inputs:
+            uses[v.id] = uses.get(v.id, 0) + 1
+    for v in graph.outputs:
+        uses[v.id] = uses.get(v.id, 0) + 1
+    nodes = []
+    for node in graph.nodes:
+        match = _epilogue(node, producer, uses) if node.prim.name in ("add", "sub") else None
+        if match is not None:
+            c, (a, b), scale = match
+            dtype = node.outputs[0].dtype
+            if node.prim.name == "sub":
+                if scale is None or scale.const is not None:
+                    value = -1 if scale is None else -scale.const
+                    scale = Var((), dtype, const=np.asarray(value, dtype))
+                else:
+                    negated = Var((), dtype)
+                    nodes.append(Node(REGISTRY["neg"], [scale], {}, [negated], node.loc))
+                    scale = negated
+            elif scale is None:
+                scale = Var((), dtype, const=np.asarray(1, dtype))
+            node.prim, node.attrs, node.inputs = REGISTRY["addmm"], {}, [c, a, b, scale]
+        nodes.append(node)
+    graph.nodes = nodes
+    return dce(graph)
+
+
+def _epilogue(node, producer, uses):
+    """(c, (a, b), scale or None) if `node` adds/subtracts [scale *] (a @ b) to c, else None."""
+    out = node.outputs[0]
+    if out.dtype.kind != "f":
+        return None
+    candidates = [(node.inputs[0], node.inputs[1])]
+    if node.prim.name == "add":
+        candidates.append((node.inputs[1], node.inputs[0]))
+    for c, term in candidates:
+        # a broadcast c (a bias) stays in the elementwise kernel that follows: there it costs
+        # nothing extra, while addmm would first spread it over the whole product
+        if c.dtype != out.dtype or c.shape != out.shape or uses.get(term.id) != 1:
+            continue
+        scale, product = None, producer.get(term.id)
+        if product is not None and product.prim.name == "mul":
+            for s, p in ((product.inputs[1], product.inputs[0]), (product.inputs[0], product.inputs[1])):
+                if s.shape == () and s.dtype == out.dtype and uses.get(p.id) == 1:
+                    scale, product = s, producer.get(p.id)
+                    break
+            else:
+                continue
+        if (product is None or product.prim.name != "matmul" or product.outputs[0].shape != out.shape
+                or any(len(v.shape) != 2 for v in product.inputs)):
+            continue
+        return c, tuple(product.inputs), scale
+    return None
 
 
 def _swapped(shape):
