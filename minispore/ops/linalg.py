@@ -92,6 +92,14 @@ def _addmm_bprop(c, a, b, alpha, out, dout):
             F.sum(F.mul(dout, F.matmul(a, b))) if needs_input_grad(3) else None)
 
 
+def _addmm_batch(prim, args, dims, axis_size):
+    # batched, the product is a batched matmul: c and alpha get unit axes to broadcast on it
+    c, a, b, alpha = (B.batched_front(x, d, axis_size) for x, d in zip(args, dims))
+    c = F.reshape(c, (axis_size,) + (1,) * (3 - c.ndim) + tuple(c.shape[1:]))
+    return F.add(c, F.mul(F.reshape(alpha, (axis_size, 1, 1)), F.matmul(a, b))), 0
+
+
 addmm = Primitive("addmm", infer=_addmm_infer, impl=_addmm_impl, bprop=_addmm_bprop,
+                  batch=_addmm_batch,
                   doc="c + alpha * (a @ b) for matrices a, b, c broadcasting to the product, "
                       "alpha a scalar tensor")

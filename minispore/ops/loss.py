@@ -221,21 +221,134 @@ def _sparse_ce_kernel_call(kernel, logits, labels, ignore_index, reduction):
 
 
 def _sparse_ce_bprop(logits, labels, out, dout, ignore_index, reduction):
-    n, c = logits.shape
-    # (N, 1) columns broadcast against (N, C): the whole rule fuses into one kernel
-    label_column = F.expand_dims(labels, 1)
-    onehot = F.cast(F.equal(label_column, F.arange(c, dtype=labels.dtype)), logits.dtype)
-    grad = F.sub(softmax_p(logits, axis=(1,)), onehot)
-    if ignore_index is not None:
-        counted = F.cast(F.not_equal(label_column, ignore_index), logits.dtype)
-        grad = F.mul(grad, counted)
+    return sparse_softmax_cross_entropy_grad(logits, labels, dout, ignore_index=ignore_index,
+                                             reduction=reduction), None
+
+
+# ***** its gradient: (softmax - onehot) * scale, one primitive (one kernel in Graph mode) *****
+
+def _sparse_ce_grad_infer(logits, labels, dout, ignore_index, reduction):
+    _sparse_ce_infer(logits, labels, ignore_index, reduction)
+    return Aval(tuple(logits.shape), logits.dtype)
+
+
+def _counted_rows(xp, labels, ignore_index, dtype):
+    """(N, 1) float mask of the labels that count, or None when all do."""
+    return None if ignore_index is None else (labels != ignore_index)[:, None].astype(dtype)
+
+
+def _row_scale(xp, dout, counted, reduction, n):
+    """What multiplies row n of (softmax - onehot): dout spread as the reduction spread it."""
     if reduction == "none":
-        scale = F.expand_dims(dout, 1)
-    elif reduction == "sum":
-        scale = dout
+        return dout[:, None]
+    if reduction == "sum":
+        return dout
+    return dout / (n if counted is None else counted.sum())
+
+
+def _sparse_ce_grad_impl(xp, logits, labels, dout, ignore_index, reduction):
+    n, c = logits.shape
+    grad = softmax_p.impl(xp, logits, (1,))
+    counted = _counted_rows(xp, labels, ignore_index, logits.dtype)
+    classes = labels if counted is None else xp.where(counted[:, 0] > 0, labels, 0)
+    grad[xp.arange(n), classes] -= 1
+    if counted is not None:  # an ignored row is 0 even where its logits are not finite
+        grad = xp.where(counted > 0, grad, 0)
+    return (grad * _row_scale(xp, dout, counted, reduction, n)).astype(logits.dtype, copy=False)
+
+
+def _sparse_ce_grad_bprop(logits, labels, dout, out, g, ignore_index, reduction):
+    # out = (p - onehot) * mask * scale with p = softmax(logits): the logits' gradient is
+    # softmax's rule applied to g * mask * scale, dout's is g contracted with out / dout
+    n, c = logits.shape
+    p = softmax_p(logits, axis=(1,))
+    label_column = F.expand_dims(labels, 1)
+    unscaled = F.sub(p, F.cast(F.equal(label_column, F.arange(c, dtype=labels.dtype)), p.dtype))
+    if ignore_index is not None:
+        counted = F.cast(F.not_equal(label_column, ignore_index), p.dtype)
+        unscaled = F.mul(unscaled, counted)
+    if reduction == "none":
+        per_dout, ddout = F.expand_dims(dout, 1), F.sum(F.mul(g, unscaled), 1)
     else:
-        scale = F.div(dout, float(n) if ignore_index is None else F.sum(counted))
-    return F.mul(grad, scale), None
+        ddout = F.sum(F.mul(g, unscaled))
+        per_dout = dout
+        if reduction == "mean":
+            inverse_count = F.div(1.0, float(n) if ignore_index is None else F.sum(counted))
+            ddout, per_dout = F.mul(ddout, inverse_count), F.mul(dout, inverse_count)
+    h = F.mul(g, per_dout)
+    if ignore_index is not None:
+        h = F.mul(h, counted)
+    dlogits = F.mul(p, F.sub(h, F.sum(F.mul(h, p), 1, True)))
+    return dlogits, None, ddout
+
+
+# Graph mode's kernel: each row's softmax minus the label's one, scaled, in one pass (the
+# impl is about ten numpy calls); "mean" first counts the labels that count.
+_SPARSE_CE_GRAD_SOURCE = """
+@numba.njit(**KERNEL_FLAGS)
+def kernel(logits, labels, ignore_index, ignoring, douts, mean, grad):
+    n, c = logits.shape
+    share = 0.0
+    if mean:  # douts holds one value, spread over the labels that count
+        counted = n
+        if ignoring:
+            counted = 0
+            for i in range(n):
+                counted += labels[i] != ignore_index
+        share = douts[0] / counted
+    for i in range(n):
+        label = labels[i]
+        if ignoring and label == ignore_index:
+            for j in range(c):
+                grad[i, j] = 0
+            continue
+        scale = share if mean else douts[min(i, douts.shape[0] - 1)]
+        top = logits[i, 0]
+        for j in range(1, c):
+            top = _acc_max(top, logits[i, j])
+        total = 0.0
+        for j in range(c):
+            e = exp(logits[i, j] - top)
+            grad[i, j] = e
+            total = _acc_sum(total, np.float64(e))
+        ratio = scale / total
+        for j in range(c):
+            grad[i, j] = DTYPE(grad[i, j] * ratio)
+        if 0 <= label < c:
+            grad[i, label] -= DTYPE(scale)
+"""
+
+
+def _sparse_ce_grad_kernel_call(kernel, logits, labels, dout, ignore_index, reduction):
+    n, c = logits.shape
+    if n == 0 or c == 0:
+        return NotImplemented
+    grad = np.empty((n, c), logits.dtype)
+    kernel(np.ascontiguousarray(logits), np.ascontiguousarray(labels),
+           0 if ignore_index is None else ignore_index, ignore_index is not None,
+           np.asarray(dout, np.float64).reshape(-1), reduction == "mean", grad)
+    return grad
+
+
+def _sparse_ce_grad_batch(prim, args, dims, axis_size, ignore_index, reduction):
+    # the lanes join the samples, each row scaled by its own lane's share of dout
+    logits, labels, dout = (B.batched_front(a, d, axis_size) for a, d in zip(args, dims))
+    lanes, n, c = logits.shape
+    if reduction != "none":
+        if reduction == "mean":
+            dout = F.div(dout, float(n) if ignore_index is None else
+                         F.sum(F.cast(F.not_equal(labels, ignore_index), dout.dtype), 1))
+        dout = F.broadcast_to(F.expand_dims(dout, 1), (lanes, n))
+    grad = prim(F.reshape(logits, (lanes * n, c)), F.reshape(labels, (lanes * n,)),
+                F.reshape(dout, (lanes * n,)), ignore_index=ignore_index, reduction="none")
+    return F.reshape(grad, (lanes, n, c)), 0
+
+
+sparse_softmax_cross_entropy_grad = Primitive(
+    "sparse_softmax_cross_entropy_grad", infer=_sparse_ce_grad_infer, impl=_sparse_ce_grad_impl,
+    bprop=_sparse_ce_grad_bprop, batch=_sparse_ce_grad_batch,
+    kernel=CpuKernel(_SPARSE_CE_GRAD_SOURCE, _sparse_ce_grad_kernel_call),
+    doc="the logits' gradient of sparse_softmax_cross_entropy for the output cotangent dout")
 
 
 def _sparse_ce_batch(prim, args, dims, axis_size, ignore_index, reduction):

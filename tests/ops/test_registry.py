@@ -216,6 +216,10 @@ SAMPLES = {
     # ----- linear algebra -----
     "matmul": lambda rng: [sample(normal(rng, (2, 3, 4)), normal(rng, (4, 5))),
                            sample(normal(rng, (2, 1, 3, 4)), normal(rng, (5, 4, 2)))],
+    "addmm": lambda rng: [sample(normal(rng, (3, 5)), normal(rng, (3, 4)), normal(rng, (4, 5)),
+                                 normal(rng, ())),
+                          sample(normal(rng, (5,)), normal(rng, (2, 3)), normal(rng, (3, 5)),
+                                 np.asarray(-0.5))],
     # ----- reductions -----
     "reduce_sum": lambda rng: [sample(normal(rng, (2, 3, 4)), axis=(0, 2), keep_dims=False),
                                sample(normal(rng, (2, 3)), axis=None, keep_dims=True),
@@ -279,6 +283,12 @@ SAMPLES = {
         sample(normal(rng, (5, 4), 3.0), np.array([2, 1, 0, 3, 1]), ignore_index=1,
                reduction=reduction) for reduction in ("mean", "sum", "none")] + [
         sample(normal(rng, (3, 2)), ints(rng, (3,), 2), ignore_index=None, reduction="mean")],
+    "sparse_softmax_cross_entropy_grad": lambda rng: [
+        sample(normal(rng, (5, 4), 3.0), np.array([2, 1, 0, 3, 1]),
+               normal(rng, (5,) if reduction == "none" else ()), ignore_index=1,
+               reduction=reduction) for reduction in ("mean", "sum", "none")] + [
+        sample(normal(rng, (3, 2)), ints(rng, (3,), 2), normal(rng, ()), ignore_index=None,
+               reduction="mean")],
 }
 
 

@@ -1,0 +1,161 @@
+"""Graph passes that remove steps (views of views, GEMM epilogues) and the hand-written
+numba kernels (CpuKernel) that Graph mode runs for softmax-like primitives."""
+import numpy as np
+import pytest
+
+import minispore as ms
+from minispore import ops
+from minispore.ops.primitive import REGISTRY
+from minispore.runtime import passes
+from minispore.runtime.codegen import numba_cpu
+from minispore.runtime.compile import trace
+from minispore.runtime.ir import Node, Var
+
+from helpers import assert_close
+
+
+def _optimized(fn, *arrays):
+    graph = trace(fn, tuple(ms.Tensor(a) for a in arrays), {}, fn.__name__).graph
+    return passes.optimize(graph)
+
+
+def _names(graph):
+    return [n.prim.name for n in graph.nodes]
+
+
+def _rng_arrays(*shapes, seed=0):
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(s).astype(np.float32) for s in shapes]
+
+
+# ***** views of views *****
+
+def test_a_transpose_of_a_transpose_disappears_and_composes_otherwise():
+    def cancel(x):
+        return ops.transpose(ops.transpose(x, (1, 0, 2)), (1, 0, 2)) * 2
+
+    def compose(x):
+        return ops.transpose(ops.transpose(x, (1, 0, 2)), (0, 2, 1)) * 2
+
+    x, = _rng_arrays((2, 3, 4))
+    assert "transpose" not in _names(_optimized(cancel, x))
+    graph = _optimized(compose, x)
+    assert _names(graph).count("transpose") == 1
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        got = ms.jit(compose)(ms.Tensor(x)).asnumpy()
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert_close(got, np.transpose(x, (1, 0, 2)).transpose(0, 2, 1) * 2)
+
+
+def test_reshape_of_a_kept_dims_reduction_is_the_reduction_without_them():
+    def column_sums(x):
+        return ops.reshape(ops.sum(x, 0, keepdims=True), (4,)) + 1
+
+    x, = _rng_arrays((3, 4))
+    graph = _optimized(column_sums, x)
+    sums = [n for n in graph.nodes if n.prim.name == "reduce_sum"]
+    assert "reshape" not in _names(graph) and sums and not sums[0].attrs["keep_dims"]
+    assert_close(ms.jit(column_sums)(ms.Tensor(x)).asnumpy(), x.sum(0) + 1, rtol=1e-6)
+
+
+# ***** GEMM epilogues *****
+
+def _sgd_update(w, a, b, lr):
+    return w - lr * ops.matmul(a, b)
+
+
+def test_an_sgd_style_update_becomes_one_addmm_with_the_same_values():
+    w, a, b = _rng_arrays((64, 96), (64, 128), (128, 96))
+    lr = np.float32(0.1)
+    graph = _optimized(_sgd_update, w, a, b, lr)
+    assert "addmm" in _names(graph) and "matmul" not in _names(graph)
+    got = ms.jit(_sgd_update)(*(ms.Tensor(v) for v in (w, a, b, lr))).asnumpy()
+    assert_close(got, w - 0.1 * (a.astype(np.float64) @ b), rtol=1e-5, atol=1e-4, check_dtype=False)
+
+
+def test_epilogue_fusion_leaves_shared_products_and_broadcast_biases_alone():
+    def shared(w, a, b):
+        product = ops.matmul(a, b)
+        return w + product, product
+
+    def biased(bias, a, b):
+        return ops.relu(ops.matmul(a, b) + bias)
+
+    w, a, b, bias = _rng_arrays((4, 5), (4, 3), (3, 5), (5,))
+    assert "addmm" not in _names(_optimized(shared, w, a, b))
+    assert "addmm" not in _names(_optimized(biased, bias, a, b))
+
+
+# ***** hand-written kernels: every primitive that has one, against its impl *****
+
+KERNEL_CASES = {
+    "softmax": [dict(axis=(1,))],
+    "log_softmax": [dict(axis=(1,))],
+    "sparse_softmax_cross_entropy": [dict(ignore_index=i, reduction=r)
+                                     for i in (None, 2) for r in ("mean", "sum", "none")],
+    "sparse_softmax_cross_entropy_grad": [dict(ignore_index=i, reduction=r)
+                                          for i in (None, 2) for r in ("mean", "sum", "none")],
+}
+
+
+def test_every_primitive_with_a_kernel_has_cases_here():
+    with_kernels = {name for name, prim in REGISTRY.items() if prim.kernel is not None}
+    assert with_kernels == set(KERNEL_CASES)
+
+
+def _inputs(name, dtype, attrs, rng):
+    logits = (rng.standard_normal((6, 5)) * 30).astype(dtype)
+    logits[1] = [np.inf, 1, 2, 3, 4]           # an infinite logit
+    logits[3] = [1e30, -1e30, 0, 5, 5]         # huge spread
+    logits[4, 2] = np.nan                      # nan propagates
+    if name in ("softmax", "log_softmax"):
+        return [logits]
+    labels = np.array([0, 2, 4, 1, 3, 2], np.int32)
+    if name == "sparse_softmax_cross_entropy":
+        return [logits, labels]
+    dout = rng.standard_normal((6,) if attrs["reduction"] == "none" else ()).astype(dtype)
+    return [logits, labels, dout]
+
+
+def _kernel_step(name, inputs, attrs):
+    prim = REGISTRY[name]
+    with np.errstate(all="ignore"):  # inf - inf in the rows with infinite logits
+        out = prim.impl(np, *inputs, **attrs)
+    node = Node(prim, [Var(a.shape, a.dtype) for a in inputs], attrs, [Var(np.shape(out), out.dtype)])
+    step = numba_cpu.lower_primitive(node, background=False)
+    assert step.failed is None and step.kernel is not None
+    return step, out
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(KERNEL_CASES))
+def test_kernel_matches_the_numpy_impl(name, dtype):
+    rng = np.random.default_rng(3)
+    for attrs in KERNEL_CASES[name]:
+        inputs = _inputs(name, dtype, attrs, rng)
+        step, want = _kernel_step(name, inputs, attrs)
+        with np.errstate(all="ignore"):
+            got = step(np, *inputs, **attrs)
+        tol = 2e-6 if dtype == np.float32 else 1e-12
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol, equal_nan=True,
+                                   err_msg=f"{name} {attrs}")
+        assert np.asarray(got).dtype == want.dtype and np.shape(got) == np.shape(want)
+
+
+def test_cross_entropy_kernel_rejects_labels_out_of_range_like_the_impl():
+    logits, = _rng_arrays((3, 4))
+    labels = np.array([0, 4, 1], np.int32)
+    attrs = dict(ignore_index=None, reduction="mean")
+    step, _ = _kernel_step("sparse_softmax_cross_entropy", [logits, np.zeros(3, np.int32)], attrs)
+    with pytest.raises(ValueError, match=r"class indices in \[0, 4\)"):
+        step(np, logits, labels, **attrs)
+    with pytest.raises(ValueError, match=r"class indices in \[0, 4\)"):
+        REGISTRY["sparse_softmax_cross_entropy"].impl(np, logits, labels, **attrs)
+
+
+def test_softmax_kernel_leaves_other_axes_to_the_impl():
+    x, = _rng_arrays((3, 4))
+    step, want = _kernel_step("softmax", [x], dict(axis=(0,)))
+    assert_close(step(np, x, axis=(0,)), want)
