@@ -68,19 +68,29 @@ def _softmax_impl(xp, x, axis):
 # Graph mode's kernel for both: one pass per row over the last axis, where numpy takes a dozen
 # calls (each dearer than the arithmetic on a classifier's (N, 10) logits). Sums accumulate
 # in float64; exp/log are the vectorisable ones of the kernel's dtype.
-_ROWS_SOURCE = """
+# Row i of x shifted by its max and exponentiated into out: (max, float64 sum of the exps).
+# Shared with the cross-entropy gradient's kernel (ops/loss.py).
+ROW_EXPS_SOURCE = """
+@numba.njit(inline="always", fastmath=_FLAGS, error_model="numpy")
+def row_exps(x, i, out):
+    top = x[i, 0]
+    for j in range(1, x.shape[1]):
+        top = _acc_max(top, x[i, j])
+    total = 0.0
+    for j in range(x.shape[1]):
+        e = exp(x[i, j] - top)
+        out[i, j] = e
+        total = _acc_sum(total, np.float64(e))
+    return top, total
+"""
+
+_ROWS_SOURCE = ROW_EXPS_SOURCE + """
+
 @numba.njit(**KERNEL_FLAGS)
 def kernel(x, out, take_log):
     rows, n = x.shape
     for i in range(rows):
-        top = x[i, 0]
-        for j in range(1, n):
-            top = _acc_max(top, x[i, j])
-        total = 0.0
-        for j in range(n):
-            e = exp(x[i, j] - top)
-            out[i, j] = e
-            total = _acc_sum(total, np.float64(e))
+        top, total = row_exps(x, i, out)
         if take_log:
             shift = log(DTYPE(total))
             for j in range(n):

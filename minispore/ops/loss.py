@@ -5,7 +5,7 @@ import numpy as np
 from . import batching as B
 from . import functional as F
 from . import infer as I
-from .activation import log_softmax, shifted_by_max, short_last_axis, softmax_p
+from .activation import ROW_EXPS_SOURCE, log_softmax, shifted_by_max, short_last_axis, softmax_p
 from .arguments import as_tensor, op_error
 from .primitive import Aval, CpuKernel, OpShapeError, Primitive
 
@@ -284,7 +284,8 @@ def _sparse_ce_grad_bprop(logits, labels, dout, out, g, ignore_index, reduction)
 
 # Graph mode's kernel: each row's softmax minus the label's one, scaled, in one pass (the
 # impl is about ten numpy calls); "mean" first counts the labels that count.
-_SPARSE_CE_GRAD_SOURCE = """
+_SPARSE_CE_GRAD_SOURCE = ROW_EXPS_SOURCE + """
+
 @numba.njit(**KERNEL_FLAGS)
 def kernel(logits, labels, ignore_index, ignoring, douts, mean, grad):
     n, c = logits.shape
@@ -303,14 +304,7 @@ def kernel(logits, labels, ignore_index, ignoring, douts, mean, grad):
                 grad[i, j] = 0
             continue
         scale = share if mean else douts[min(i, douts.shape[0] - 1)]
-        top = logits[i, 0]
-        for j in range(1, c):
-            top = _acc_max(top, logits[i, j])
-        total = 0.0
-        for j in range(c):
-            e = exp(logits[i, j] - top)
-            grad[i, j] = e
-            total = _acc_sum(total, np.float64(e))
+        total = row_exps(logits, i, grad)[1]
         ratio = scale / total
         for j in range(c):
             grad[i, j] = DTYPE(grad[i, j] * ratio)

@@ -172,13 +172,7 @@ def collapse_views(graph):
     left when they cancel, as the transposes around a weight's gradient do), reshape(reshape(x))
     reshapes x once, and reshape(reduce(x, keep_dims=True)) that drops exactly the kept axes is
     the reduction without them. Each is a step fewer at run time."""
-    producer = {o.id: n for n in graph.nodes for o in n.outputs}
-    uses = {}
-    for node in graph.nodes:
-        for v in node.inputs:
-            uses[v.id] = uses.get(v.id, 0) + 1
-    for v in graph.outputs:
-        uses[v.id] = uses.get(v.id, 0) + 1
+    producer, uses = _producers_and_uses(graph)
     for node in graph.nodes:
         name = node.prim.name
         if name not in ("transpose", "reshape"):
@@ -220,13 +214,7 @@ def fuse_matmul_epilogues(graph):
     this form. The product and its scaling must have no other readers."""
     from ..ops.primitive import REGISTRY
     from .ir import Node
-    producer = {o.id: n for n in graph.nodes for o in n.outputs}
-    uses = {}
-    for node in graph.nodes:
-        for v in node.inputs:
-            uses[v.id] = uses.get(v.id, 0) + 1
-    for v in graph.outputs:
-        uses[v.id] = uses.get(v.id, 0) + 1
+    producer, uses = _producers_and_uses(graph)
     nodes = []
     for node in graph.nodes:
         match = _epilogue(node, producer, uses) if node.prim.name in ("add", "sub") else None
@@ -275,6 +263,15 @@ def _epilogue(node, producer, uses):
             continue
         return c, tuple(product.inputs), scale
     return None
+
+
+def _producers_and_uses(graph):
+    """({var id: the node computing it}, {var id: how many nodes and outputs read it})."""
+    producer = {o.id: n for n in graph.nodes for o in n.outputs}
+    uses = {}
+    for v in [v for node in graph.nodes for v in node.inputs] + list(graph.outputs):
+        uses[v.id] = uses.get(v.id, 0) + 1
+    return producer, uses
 
 
 def _swapped(shape):
