@@ -232,29 +232,21 @@ def _sparse_ce_grad_infer(logits, labels, dout, ignore_index, reduction):
     return Aval(tuple(logits.shape), logits.dtype)
 
 
-def _counted_rows(xp, labels, ignore_index, dtype):
-    """(N, 1) float mask of the labels that count, or None when all do."""
-    return None if ignore_index is None else (labels != ignore_index)[:, None].astype(dtype)
-
-
-def _row_scale(xp, dout, counted, reduction, n):
-    """What multiplies row n of (softmax - onehot): dout spread as the reduction spread it."""
-    if reduction == "none":
-        return dout[:, None]
-    if reduction == "sum":
-        return dout
-    return dout / (n if counted is None else counted.sum())
-
-
 def _sparse_ce_grad_impl(xp, logits, labels, dout, ignore_index, reduction):
     n, c = logits.shape
     grad = softmax_p.impl(xp, logits, (1,))
-    counted = _counted_rows(xp, labels, ignore_index, logits.dtype)
-    classes = labels if counted is None else xp.where(counted[:, 0] > 0, labels, 0)
-    grad[xp.arange(n), classes] -= 1
+    counted = None if ignore_index is None else labels != ignore_index
+    grad[xp.arange(n), labels if counted is None else xp.where(counted, labels, 0)] -= 1
     if counted is not None:  # an ignored row is 0 even where its logits are not finite
-        grad = xp.where(counted > 0, grad, 0)
-    return (grad * _row_scale(xp, dout, counted, reduction, n)).astype(logits.dtype, copy=False)
+        grad = xp.where(counted[:, None], grad, 0)
+    # dout spread over the rows as the reduction gathered them
+    if reduction == "none":
+        scale = dout[:, None]
+    elif reduction == "sum":
+        scale = dout
+    else:
+        scale = dout / (n if counted is None else counted.sum())
+    return (grad * scale).astype(logits.dtype, copy=False)
 
 
 def _sparse_ce_grad_bprop(logits, labels, dout, out, g, ignore_index, reduction):

@@ -135,12 +135,7 @@ def transpose_matmul_outputs(graph):
     the result comes out contiguous, so the kernels reading it need no copy. (The gradient of
     a (out, in) weight, as nn.Dense keeps it, has exactly this form.)"""
     from ..ops.primitive import REGISTRY
-    producer = {o.id: n for n in graph.nodes for o in n.outputs}
-    uses = {}
-    for node in graph.nodes:
-        for v in node.inputs:
-            uses[v.id] = uses.get(v.id, 0) + 1
-    outputs = {v.id for v in graph.outputs}
+    producer, uses = _producers_and_uses(graph)
     for node in graph.nodes:
         if node.prim.name != "transpose":
             continue
@@ -149,7 +144,7 @@ def transpose_matmul_outputs(graph):
         rank = len(src.shape)
         swap = tuple(range(rank - 2)) + (rank - 1, rank - 2)
         if (mm is None or mm.prim.name != "matmul" or node.attrs["perm"] != swap
-                or uses.get(src.id) != 1 or src.id in outputs):
+                or uses.get(src.id) != 1):  # uses count graph outputs too
             continue
         a, b = mm.inputs
         if len(a.shape) != rank or len(b.shape) != rank:
@@ -252,13 +247,15 @@ def _epilogue(node, producer, uses):
             continue
         scale, product = None, producer.get(term.id)
         if product is not None and product.prim.name == "mul":
-            for s, p in ((product.inputs[1], product.inputs[0]), (product.inputs[0], product.inputs[1])):
+            left, right = product.inputs
+            for s, p in ((right, left), (left, right)):
                 if s.shape == () and s.dtype == out.dtype and uses.get(p.id) == 1:
                     scale, product = s, producer.get(p.id)
                     break
             else:
                 continue
-        if (product is None or product.prim.name != "matmul" or product.outputs[0].shape != out.shape
+        if (product is None or product.prim.name != "matmul"
+                or product.outputs[0].shape != out.shape
                 or any(len(v.shape) != 2 for v in product.inputs)):
             continue
         return c, tuple(product.inputs), scale
