@@ -63,11 +63,7 @@ class MatMul(PrimitiveClass):
         self.transpose_a, self.transpose_b = transpose_a, transpose_b
 
     def __call__(self, x, y):
-        if self.transpose_a:
-            x = F.swap_last_axes(x)
-        if self.transpose_b:
-            y = F.swap_last_axes(y)
-        return F.matmul(x, y)
+        return F.matmul(x, y, transpose_a=self.transpose_a, transpose_b=self.transpose_b)
 
 
 BatchMatMul = MatMul

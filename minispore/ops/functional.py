@@ -552,21 +552,28 @@ def topk(x, k, dim=-1, largest=True, sorted=True):
     return slice_axis(values, dim, 0, k), slice_axis(indices, dim, 0, k)
 
 
-def matmul(x, y):
-    """Matrix product with numpy's rules for vectors and batch broadcasting."""
+def matmul(x, y, *, transpose_a=False, transpose_b=False):
+    """Matrix product with numpy's rules for vectors and batch broadcasting; `transpose_a` /
+    `transpose_b` swap the last two axes of a matrix operand first (free: BLAS reads it so).
+
+        >>> w = ms.Tensor(np.ones((3, 2), np.float32))
+        >>> ops.matmul(ms.Tensor(np.ones((4, 2), np.float32)), w, transpose_b=True).shape
+        (4, 3)
+    """
     x = x if isinstance(x, Tensor) else Tensor(x)
     y = y if isinstance(y, Tensor) else Tensor(y)
     if x._data.dtype != y._data.dtype:
         x, y = promote(x, y)
-    if x.ndim == 1 and y.ndim == 1:
-        return reshape(bind(REGISTRY["matmul"], reshape(x, (1, -1)), reshape(y, (-1, 1))), ())
-    if x.ndim == 1:
-        out = bind(REGISTRY["matmul"], expand_dims(x, 0), y)
-        return squeeze(out, -2)
-    if y.ndim == 1:
-        out = bind(REGISTRY["matmul"], x, expand_dims(y, -1))
-        return squeeze(out, -1)
-    return bind(REGISTRY["matmul"], x, y)
+    if x.ndim == 1 or y.ndim == 1:
+        if transpose_a or transpose_b:
+            raise ValueError(f"matmul: transpose_a/transpose_b need matrices, got shapes "
+                             f"{x.shape} and {y.shape}")
+        if x.ndim == 1 and y.ndim == 1:
+            return reshape(bind(REGISTRY["matmul"], reshape(x, (1, -1)), reshape(y, (-1, 1))), ())
+        if x.ndim == 1:
+            return squeeze(bind(REGISTRY["matmul"], expand_dims(x, 0), y), -2)
+        return squeeze(bind(REGISTRY["matmul"], x, expand_dims(y, -1)), -1)
+    return linalg.matmul_flags(x, y, transpose_a, transpose_b)
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):

@@ -16,6 +16,7 @@ def optimize(graph):
     graph = transpose_matmul_outputs(graph)
     graph = collapse_views(graph)
     graph = simplify(graph)
+    graph = fold_transposes_into_products(graph)
     graph = fuse_matmul_epilogues(graph)
     graph = cse(graph)
     return dce(graph)
@@ -131,10 +132,10 @@ def absorb_broadcasts(graph):
 
 
 def transpose_matmul_outputs(graph):
-    """transpose(matmul(a, b)) -> matmul(b^T, a^T): the input transposes are free views, and
-    the result comes out contiguous, so the kernels reading it need no copy. (The gradient of
-    a (out, in) weight, as nn.Dense keeps it, has exactly this form.)"""
-    from ..ops.primitive import REGISTRY
+    """transpose(op_a(a) @ op_b(b)) -> op_b(b)^T @ op_a(a)^T, one product with its transpose
+    flags flipped: the result comes out contiguous, so the kernels reading it need no copy.
+    (The gradient of a (out, in) weight, as nn.Dense keeps it, has exactly this form.)"""
+    from ..ops.linalg import transpose_attrs
     producer, uses = _producers_and_uses(graph)
     for node in graph.nodes:
         if node.prim.name != "transpose":
@@ -142,21 +143,40 @@ def transpose_matmul_outputs(graph):
         src = node.inputs[0]
         mm = producer.get(src.id)
         rank = len(src.shape)
-        swap = tuple(range(rank - 2)) + (rank - 1, rank - 2)
-        if (mm is None or mm.prim.name != "matmul" or node.attrs["perm"] != swap
-                or uses.get(src.id) != 1):  # uses count graph outputs too
+        if (mm is None or mm.prim.name != "matmul" or node.attrs["perm"] != _last_axes_swap(rank)
+                or uses.get(src.id) != 1  # uses count graph outputs too
+                or any(len(v.shape) != rank for v in mm.inputs)):
             continue
         a, b = mm.inputs
-        if len(a.shape) != rank or len(b.shape) != rank:
+        flip_a, flip_b = not mm.attrs.get("transpose_b", False), not mm.attrs.get("transpose_a", False)
+        node.prim, node.inputs = mm.prim, [b, a]
+        node.attrs = transpose_attrs(flip_a, flip_b)
+    return dce(graph)
+
+
+def fold_transposes_into_products(graph):
+    """matmul/addmm of transpose(x) (its last two axes swapped) reads x with the operand's
+    transpose flag toggled: BLAS takes either layout, and the transpose step disappears (the
+    weight of nn.Dense and every weight gradient's operand are such transposes)."""
+    from ..ops.linalg import transpose_attrs
+    producer, _ = _producers_and_uses(graph)
+    for node in graph.nodes:
+        operands = {"matmul": (0, 1), "addmm": (1, 2)}.get(node.prim.name)
+        if operands is None:
             continue
-        from .ir import Node, Var
-        at, bt = (Var(_swapped(v.shape), v.dtype) for v in (a, b))
-        mm.prim, mm.attrs = REGISTRY["transpose"], {"perm": swap}
-        mm.inputs, mm.outputs = [a], [at]
-        node.prim, node.attrs = REGISTRY["matmul"], {}
-        node.inputs = [bt, at]
-        graph.nodes.insert(graph.nodes.index(node), Node(REGISTRY["transpose"], [b], {"perm": swap}, [bt], node.loc))
-    return graph
+        flags = [node.attrs.get("transpose_a", False), node.attrs.get("transpose_b", False)]
+        for k, i in enumerate(operands):
+            view = producer.get(node.inputs[i].id)
+            if (view is not None and view.prim.name == "transpose"
+                    and view.attrs["perm"] == _last_axes_swap(len(view.inputs[0].shape))):
+                node.inputs[i] = view.inputs[0]
+                flags[k] = not flags[k]
+        node.attrs = dict(transpose_attrs(*flags))
+    return dce(graph)
+
+
+def _last_axes_swap(rank):
+    return tuple(range(rank - 2)) + (rank - 1, rank - 2) if rank >= 2 else None
 
 
 _REDUCTIONS = ("reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_all", "reduce_any")
@@ -214,7 +234,7 @@ def fuse_matmul_epilogues(graph):
     for node in graph.nodes:
         match = _epilogue(node, producer, uses) if node.prim.name in ("add", "sub") else None
         if match is not None:
-            c, (a, b), scale = match
+            c, (a, b), attrs, scale = match
             dtype = node.outputs[0].dtype
             if node.prim.name == "sub":
                 if scale is None or scale.const is not None:
@@ -226,14 +246,15 @@ def fuse_matmul_epilogues(graph):
                     scale = negated
             elif scale is None:
                 scale = Var((), dtype, const=np.asarray(1, dtype))
-            node.prim, node.attrs, node.inputs = REGISTRY["addmm"], {}, [c, a, b, scale]
+            node.prim, node.attrs, node.inputs = REGISTRY["addmm"], attrs, [c, a, b, scale]
         nodes.append(node)
     graph.nodes = nodes
     return dce(graph)
 
 
 def _epilogue(node, producer, uses):
-    """(c, (a, b), scale or None) if `node` adds/subtracts [scale *] (a @ b) to c, else None."""
+    """(c, (a, b), the product's transpose flags, scale or None) if `node` adds/subtracts
+    [scale *] (a @ b) to c, else None."""
     out = node.outputs[0]
     if out.dtype.kind != "f":
         return None
@@ -258,7 +279,7 @@ def _epilogue(node, producer, uses):
                 or product.outputs[0].shape != out.shape
                 or any(len(v.shape) != 2 for v in product.inputs)):
             continue
-        return c, tuple(product.inputs), scale
+        return c, tuple(product.inputs), dict(product.attrs), scale
     return None
 
 
@@ -269,10 +290,6 @@ def _producers_and_uses(graph):
     for v in [v for node in graph.nodes for v in node.inputs] + list(graph.outputs):
         uses[v.id] = uses.get(v.id, 0) + 1
     return producer, uses
-
-
-def _swapped(shape):
-    return tuple(shape[:-2]) + (shape[-1], shape[-2])
 
 
 def _only_adds_leading_ones(src, dst):

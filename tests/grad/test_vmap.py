@@ -105,7 +105,10 @@ def extra_samples(rng):
         ],
         "matmul": [sample(normal(rng, (3, 4)), normal(rng, (4, 5))),
                    sample(normal(rng, (3, 4)), normal(rng, (2, 4, 5))),
-                   sample(normal(rng, (2, 3, 4)), normal(rng, (2, 4, 5)))],
+                   sample(normal(rng, (2, 3, 4)), normal(rng, (2, 4, 5))),
+                   sample(normal(rng, (4, 3)), normal(rng, (5, 4)), transpose_a=True,
+                          transpose_b=True),
+                   sample(normal(rng, (2, 4, 3)), normal(rng, (4, 5)), transpose_a=True)],
     }
 
 

@@ -15,10 +15,12 @@ SMALL = (3, 4, 5)
 
 
 def _layouts(a):
-    """a as C-contiguous, Fortran-ordered, and a strided view holding the same values."""
+    """a as C-contiguous, Fortran-ordered, read-only, and a strided view: the same values."""
     strided = np.zeros((a.shape[0], 2 * a.shape[1]), a.dtype)[:, ::2]
     strided[...] = a
-    return {"C": a, "F": np.asfortranarray(a), "strided": strided}
+    read_only = a.copy()
+    read_only.flags.writeable = False
+    return {"C": a, "F": np.asfortranarray(a), "read-only": read_only, "strided": strided}
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

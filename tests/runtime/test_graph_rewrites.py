@@ -60,6 +60,48 @@ def test_reshape_of_a_kept_dims_reduction_is_the_reduction_without_them():
     assert_close(ms.jit(column_sums)(ms.Tensor(x)).asnumpy(), x.sum(0) + 1, rtol=1e-6)
 
 
+# ***** transposes read by products *****
+
+def _dense_train_step(w, x, dz):
+    """A Dense layer's forward (weight kept (out, in)) and its weight update by hand."""
+    out = ops.matmul(x, ops.transpose(w, (1, 0)))
+    grad_w = ops.transpose(ops.matmul(ops.transpose(x, (1, 0)), dz), (1, 0))
+    return out, w - 0.5 * grad_w
+
+
+def test_transposes_read_by_products_become_transpose_flags():
+    w, x, dz = _rng_arrays((5, 3), (4, 3), (4, 5))
+    graph = _optimized(_dense_train_step, w, x, dz)
+    assert "transpose" not in _names(graph)
+    flags = {n.prim.name: n.attrs for n in graph.nodes}
+    # x @ w^T; the update w - 0.5 * dz^T @ x: the weight gradient comes out as (out, in)
+    assert flags == {"matmul": {"transpose_b": True}, "addmm": {"transpose_a": True}}
+    got = ms.jit(_dense_train_step)(*(ms.Tensor(v) for v in (w, x, dz)))
+    x64 = x.astype(np.float64)
+    assert_close(got[0].asnumpy(), x64 @ w.T, rtol=1e-6, check_dtype=False)
+    assert_close(got[1].asnumpy(), w - 0.5 * (dz.T @ x64), rtol=1e-6, check_dtype=False)
+
+
+def test_a_transposed_product_of_transposed_operands_flips_both_flags():
+    def f(a, b):
+        return ops.transpose(ops.matmul(a, b, transpose_a=True), (1, 0)) * 2
+
+    a, b = _rng_arrays((3, 4), (3, 5))
+    graph = _optimized(f, a, b)
+    products = [n for n in graph.nodes if n.prim.name == "matmul"]
+    assert "transpose" not in _names(graph) and products[0].attrs == {"transpose_a": True}
+    assert products[0].inputs[0].shape == (3, 5)  # (a^T b)^T = b^T a
+    assert_close(ms.jit(f)(ms.Tensor(a), ms.Tensor(b)).asnumpy(), (a.T @ b).T * 2, rtol=1e-6)
+
+
+def test_matmul_transpose_flags_reject_vectors_and_mismatched_shapes():
+    a, b = _rng_arrays((3, 4), (3, 5))
+    with pytest.raises(ValueError, match="transpose_a/transpose_b need matrices"):
+        ops.matmul(ms.Tensor(a[0]), ms.Tensor(b), transpose_b=True)
+    with pytest.raises(ms.ops.OpShapeError, match=r"\(4, 3\) @ \(5, 3\)"):
+        ops.matmul(ms.Tensor(a), ms.Tensor(b), transpose_a=True, transpose_b=True)
+
+
 # ***** GEMM epilogues *****
 
 def _sgd_update(w, a, b, lr):
