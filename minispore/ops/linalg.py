@@ -138,6 +138,15 @@ def _addmm_impl(xp, c, a, b, alpha, transpose_a=False, transpose_b=False):
     return c + alpha * xp.matmul(a, b)
 
 
+def _addmm_in_place(xp, c, a, b, alpha, transpose_a=False, transpose_b=False):
+    """The write c += alpha * (op_a(a) @ op_b(b)), BLAS accumulating into c; None off the
+    CPU's BLAS."""
+    if xp is not np:
+        return None
+    a, b = _operands(xp, a, b, transpose_a, transpose_b)
+    return blas.addmm_into(c, a, b, alpha)
+
+
 def _addmm_bprop(c, a, b, alpha, out, dout, transpose_a=False, transpose_b=False):
     want_a, want_b = needs_input_grad(1), needs_input_grad(2)
     da, db = _product_grads(a, b, F.mul(dout, alpha) if want_a or want_b else None,
@@ -156,7 +165,7 @@ def _addmm_batch(prim, args, dims, axis_size, transpose_a=False, transpose_b=Fal
 
 
 addmm = Primitive("addmm", infer=_addmm_infer, impl=_addmm_impl, bprop=_addmm_bprop,
-                  batch=_addmm_batch,
+                  batch=_addmm_batch, in_place=_addmm_in_place,
                   doc="c + alpha * (op_a(a) @ op_b(b)) for matrices a, b, c broadcasting to the "
                       "product, alpha a scalar tensor; op_a/op_b transpose where "
                       "transpose_a/transpose_b are set")

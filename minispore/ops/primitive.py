@@ -21,6 +21,11 @@ A row is `Primitive(name, infer=..., impl=..., bprop=..., [expr=..., jvp=..., ..
 * ``kernel`` (optional) — a `CpuKernel`: a hand-written numba kernel that Graph mode runs on
   the CPU instead of `impl`, for rows whose numpy impl is many small calls (softmax over a
   short axis: a dozen numpy calls, each costing more than the arithmetic). PyNative keeps impl.
+* ``in_place`` (optional) — ``in_place(xp, *arrays, **attrs)``: a function of no arguments
+  that writes the result into the first input's buffer (which has the result's shape and
+  dtype) and returns it, or None where that cannot be done. Preparing it may allocate and
+  fail; the write must not. Graph mode uses it for a state update (SGD's ``w - lr * g``)
+  when nothing else can see the old value: no new buffer, no copy (see `runtime.executor`).
 * ``multiple_results`` — impl returns a tuple; ``dout`` in bprop is then a tuple too.
 * ``effect`` — writes state (assign): never removed or reordered by graph passes.
 
@@ -80,7 +85,7 @@ class Primitive:
     """One row of the primitive table (see the module docstring)."""
 
     def __init__(self, name, *, infer, impl, bprop, expr=None, jvp=None, batch=None,
-                 kernel=None, multiple_results=False, effect=False, doc=None):
+                 kernel=None, in_place=None, multiple_results=False, effect=False, doc=None):
         if name in REGISTRY:
             raise ValueError(f"primitive {name!r} is defined twice")
         self.name = self.__name__ = name
@@ -91,6 +96,7 @@ class Primitive:
         self.jvp = jvp
         self.batch = batch if batch is not None or expr is None else batching.elementwise
         self.kernel = kernel
+        self.in_place = in_place
         self.multiple_results = multiple_results
         self.effect = effect
         self.__doc__ = doc

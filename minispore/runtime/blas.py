@@ -14,9 +14,9 @@ Environment:
   MINISPORE_BLAS_CORETYPE=NAME      an OPENBLAS_CORETYPE name for minispore's copy ("auto": let
                                     OpenBLAS detect); a user's OPENBLAS_CORETYPE is respected
 
-`matmul(a, b)` is numpy's 2-D matmul and `addmm(c, a, b, alpha)` is c + alpha * (a @ b), on
-that copy for float32/float64 products large enough to amortise a foreign call (~6 us);
-everything else goes to numpy.
+`matmul(a, b)` is numpy's 2-D matmul and `addmm(c, a, b, alpha)` is c + alpha * (a @ b)
+(`addmm_into` accumulates into c itself), on that copy for float32/float64 products large
+enough to amortise a foreign call (~4 us); everything else goes to numpy.
 """
 import ctypes
 import importlib.util
@@ -27,7 +27,7 @@ import numpy as np
 
 log = logging.getLogger("minispore.blas")
 
-# below ~4M multiply-adds numpy wins: its call costs ~1 us, a ctypes call ~6 us
+# below ~4M multiply-adds numpy wins: its call costs ~1 us, a ctypes call ~4 us
 MIN_MACS = 1 << 22
 _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
 
@@ -171,3 +171,16 @@ def addmm(c, a, b, alpha):
     out = np.empty((a.shape[0], b.shape[1]), a.dtype)
     out[...] = c
     return _gemm(gemm, a, b, float(alpha), 1.0, out)
+
+
+def addmm_into(c, a, b, alpha):
+    """A function of no arguments adding alpha * (a @ b) into c itself by one BLAS call (and
+    returning c), or None where minispore's BLAS does not run the product or c is not a
+    writable C-contiguous matrix of the product's shape and dtype. Whatever allocates (a
+    copy of an operand BLAS cannot read) happens now; the function only calls BLAS."""
+    gemm = _gemm_ready(a, b)
+    if (gemm is None or c.dtype != a.dtype or c.shape != (a.shape[0], b.shape[1])
+            or not c.flags.c_contiguous or not c.flags.writeable):
+        return None
+    a, b, alpha = _blas_layout(a), _blas_layout(b), float(alpha)
+    return lambda: _gemm(gemm, a, b, alpha, 1.0, c)

@@ -132,16 +132,33 @@ def _trace_backward(tracer, inputs, out_leaves):
 
 # ***** the pipeline for one graph *****
 
-def compile_traced(graph):
-    """passes -> codegen: a runnable Program for a traced graph (dumped if save_graphs)."""
+def compile_traced(graph, donatable=()):
+    """passes -> codegen: a runnable Program for a traced graph (dumped if save_graphs).
+
+    donatable: (input position, output position) pairs of a state tensor's current value and
+    its update, which the program may compute into the current value's buffer."""
     dump = config.get_context("save_graphs")
     if dump:
         _dump(graph, "before")
     graph = passes.optimize(graph)
-    program, kernel_source = lower(graph)
+    program, kernel_source = lower(graph, _donations(graph, donatable))
     if dump:
         _dump(graph, "after", kernel_source)
     return program
+
+
+def _donations(graph, donatable):
+    """(input Var, output Var, in_place) for each donatable update computed by a primitive
+    that can write it into its first input's buffer, that input being the current value."""
+    producer = {o.id: node for node in graph.nodes for o in node.outputs}
+    donations = []
+    for i, o in donatable:
+        current, update = graph.inputs[i], graph.outputs[o]
+        node = producer.get(update.id)
+        if (node is not None and node.prim.in_place is not None and node.inputs[0] is current
+                and current.shape == update.shape and current.dtype == update.dtype):
+            donations.append((current, update, node.prim.in_place))
+    return donations
 
 
 _dump_counter = [0]
@@ -169,7 +186,7 @@ class Executable:
 
     def __init__(self, traced, program=None):
         self.traced = traced
-        self.program = program or compile_traced(traced.graph)
+        self.program = program or compile_traced(traced.graph, _state_buffers(traced))
 
     def __call__(self, leaves):
         t = self.traced
@@ -209,6 +226,14 @@ class VjpExecutable:
 
         tape.record_custom(t.graph.name, rule, inputs, out_tensors, len(out_tensors) > 1)
         return unflatten(t.out_structure, out_tensors)
+
+
+def _state_buffers(traced):
+    """(input position, output position) of each captured tensor updated by the graph."""
+    first = len(traced.graph.inputs) - len(traced.captured)
+    position = {id(t): first + j for j, t in enumerate(traced.captured)}
+    return [(position[id(t)], traced.n_outputs + k) for k, t in enumerate(traced.updated)
+            if id(t) in position]
 
 
 def _write_back(tensors, arrays):

@@ -3,25 +3,42 @@
 A step is a primitive impl, or a compiled fused kernel (codegen). `Program.run` is the whole
 runtime of Graph mode: a loop over steps, each reading and writing slots, releasing values
 after their last use. A failing step reports the node's user source line.
+
+Donated buffers: a state update such as SGD's `w - lr * g` (an addmm after the passes) may be
+computed into the buffer of w's current value instead of a new one, when w's tensor is that
+buffer's only holder: nothing else can then observe the overwrite. Such steps run last, after
+every step that can fail, so state still changes only when the whole program succeeded.
 """
+import sys
+
 import numpy as np
 
 from . import device
 
 
 class Step:
-    __slots__ = ("fn", "ins", "outs", "attrs", "multiple", "release", "label", "loc")
+    __slots__ = ("fn", "ins", "outs", "attrs", "multiple", "release", "label", "loc", "in_place")
 
     def __init__(self, fn, ins, outs, attrs, multiple, label, loc):
         self.fn, self.ins, self.outs, self.attrs = fn, ins, outs, attrs
         self.multiple, self.label, self.loc = multiple, label, loc
         self.release = ()
+        self.in_place = None  # the primitive's in_place, on a step that may reuse its input 0
+
+
+# sys.getrefcount of a donated buffer held only by its state tensor, the caller's input list,
+# its slot in Program.run, the local name in _run_donating and getrefcount's own argument: any
+# other holder, a view, a user's asnumpy(), a returned value, a second slot, makes it larger
+_SOLE_HOLDER_REFCOUNT = 5
 
 
 class Program:
-    """Runs a graph's steps. `steps` come from codegen; constants are preloaded slots."""
+    """Runs a graph's steps. `steps` come from codegen; constants are preloaded slots.
 
-    def __init__(self, graph, steps_for):
+    donations: (input Var, output Var, in_place) for state updates that may be computed into
+    the input's buffer by the producing primitive's `in_place` (see the module docstring)."""
+
+    def __init__(self, graph, steps_for, donations=()):
         slots = {}
 
         def slot(var):
@@ -45,19 +62,44 @@ class Program:
         self.output_slots = [slot(v) for v in graph.outputs]
         self.n_slots = len(slots)
         self.consts = list(consts.items())
+        self.donating = self._plan_donations([(slots.get(x.id), slots.get(y.id), in_place)
+                                              for x, y, in_place in donations])
         self._plan_release()
+
+    def _plan_donations(self, donations):
+        """Move each step that may reuse a donated buffer to the end; return those steps.
+        A step qualifies if only graph outputs read its result (nothing can run after it),
+        and neither a graph output nor another such step reads the buffer it overwrites."""
+        producer = {s: step for step in self.steps for s in step.outs}
+        read = {s for step in self.steps for s in step.ins}
+        donating = []
+        for s_in, s_out, in_place in donations:
+            step = producer.get(s_out)
+            if (step is not None and not step.multiple and step.ins and step.ins[0] == s_in
+                    and s_out not in read and s_in not in self.output_slots):
+                donating.append((step, in_place))
+        donating = [(step, in_place) for step, in_place in donating
+                    if not any(step.ins[0] in other.ins for other, _ in donating if other is not step)]
+        for step, in_place in donating:
+            step.in_place = in_place
+        self.plain_steps = [step for step in self.steps if step.in_place is None]
+        donating = [step for step, _ in donating]
+        self.steps = self.plain_steps + donating
+        return donating
 
     def _plan_release(self):
         keep = set(self.output_slots) | {s for s, _ in self.consts}
         last_use = {}
-        for i, step in enumerate(self.steps):
+        for i, step in enumerate(self.plain_steps):
             for s in step.ins:
                 last_use[s] = i
+        for step in self.donating:  # they run apart (_run_donating): their inputs stay till then
+            keep.update(step.ins)
         per_step = {}
         for s, i in last_use.items():
             if s not in keep:
                 per_step.setdefault(i, []).append(s)
-        for i, step in enumerate(self.steps):
+        for i, step in enumerate(self.plain_steps):
             step.release = tuple(per_step.get(i, ()))
 
     def run(self, inputs):
@@ -66,13 +108,13 @@ class Program:
             env[s] = value
         for s, value in zip(self.input_slots, inputs):
             env[s] = value
+        value = None  # a reference left here would count as another holder of a donated buffer
         xp = device.xp()
-        for step in self.steps:
+        for step in self.plain_steps:
             try:
                 result = step.fn(xp, *[env[i] for i in step.ins], **step.attrs)
             except Exception as e:
-                raise RuntimeError(f"Graph mode: {step.label} failed at run time: {type(e).__name__}: {e}"
-                                   + (f"\n  at {step.loc}" if step.loc else "")) from e
+                raise _failure(step, e) from e
             if step.multiple:
                 for s, r in zip(step.outs, result):
                     env[s] = r
@@ -80,9 +122,43 @@ class Program:
                 env[step.outs[0]] = result
             for s in step.release:
                 env[s] = None
+        if self.donating:
+            self._run_donating(env, xp)
         outs = [env[s] for s in self.output_slots]
         # scalars (numpy reductions return them) become arrays of the run's namespace
         return [x if type(x) is np.ndarray else xp.asarray(x) for x in outs]
+
+
+    def _run_donating(self, env, xp):
+        """The donating steps: each reuses its buffer only if the state tensor, the caller's
+        input list and its slot are the buffer's sole holders, and the buffer owns its memory
+        (a view's base could be seen elsewhere). Every write is prepared, and every step that
+        allocates instead has run, before the first write: a failure leaves state untouched."""
+        writes = []
+        for step in self.donating:
+            buffer = env[step.ins[0]]
+            write = None
+            if (sys.getrefcount(buffer) == _SOLE_HOLDER_REFCOUNT and type(buffer) is np.ndarray
+                    and buffer.base is None and buffer.flags.writeable):
+                try:
+                    write = step.in_place(xp, *[env[i] for i in step.ins], **step.attrs)
+                except Exception as e:
+                    raise _failure(step, e) from e
+            buffer = None
+            if write is not None:
+                writes.append((step, write))
+                continue
+            try:
+                env[step.outs[0]] = step.fn(xp, *[env[i] for i in step.ins], **step.attrs)
+            except Exception as e:
+                raise _failure(step, e) from e
+        for step, write in writes:
+            env[step.outs[0]] = write()
+
+
+def _failure(step, error):
+    return RuntimeError(f"Graph mode: {step.label} failed at run time: {type(error).__name__}: {error}"
+                        + (f"\n  at {step.loc}" if step.loc else ""))
 
 
 def interpreted_steps(graph):

@@ -24,11 +24,11 @@ def _value_key(v):
 
 
 def _cell_key(cell):
-    from ..nn.cell import Cell
     out = []
     for name, sub in cell.cells_and_names():
         attrs = tuple((k, _value_key(v)) for k, v in sub.__dict__.items()
-                      if not k.startswith("_") and not isinstance(v, (Cell, types.FunctionType)))
+                      if not k.startswith("_") and not _is_cell(v)
+                      and not isinstance(v, types.FunctionType))
         out.append((name, id(sub), sub.training, attrs))
     return tuple(out)
 
@@ -41,23 +41,23 @@ def _function_key(fn):
     names = _global_names.get(code)
     if names is None:  # the names this code reads, once per code object
         names = _global_names[code] = tuple(n for n in code.co_names if n in g)
-    values = tuple((n, _value_key(g[n])) for n in names if isinstance(g.get(n), _SIMPLE))
-    if not fn.__closure__:
+    values = tuple((n, _value_key(g[n])) for n in names if isinstance(g.get(n), _SIMPLE)) \
+        if names else ()
+    closure = fn.__closure__
+    if not closure:
         return values
-    closure = tuple(_value_key(c.cell_contents) for c in fn.__closure__
-                    if _cell_has_value(c) and isinstance(c.cell_contents, _SIMPLE))
-    return values + closure
+    contents = []
+    for c in closure:
+        try:
+            value = c.cell_contents
+        except ValueError:  # a cell not yet assigned
+            continue
+        if isinstance(value, _SIMPLE):
+            contents.append(_value_key(value))
+    return values + tuple(contents)
 
 
 _global_names = {}
-
-
-def _cell_has_value(c):
-    try:
-        c.cell_contents
-        return True
-    except ValueError:
-        return False
 
 
 def snapshot(fn, args):
@@ -68,8 +68,13 @@ def snapshot(fn, args):
 
 
 def _is_cell(x):
-    from ..nn.cell import Cell
-    return isinstance(x, Cell)
+    global _Cell
+    if _Cell is None:  # nn imports the runtime: import it at first use
+        from ..nn.cell import Cell as _Cell
+    return isinstance(x, _Cell)
+
+
+_Cell = None
 
 
 _PARTS = ("argument structure or static arguments", "input shapes/dtypes",

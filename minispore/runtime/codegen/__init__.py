@@ -13,10 +13,11 @@ def fusion_enabled():
             and device.xp().__name__ in ("numpy", "cupy"))
 
 
-def lower(graph):
-    """(Program, generated kernel source or None) for an optimised graph."""
+def lower(graph, donations=()):
+    """(Program, generated kernel source or None) for an optimised graph; donations: see
+    executor.Program."""
     if not fusion_enabled():
-        return Program(graph, interpreted_steps), None
+        return Program(graph, interpreted_steps, donations), None
     if device.xp().__name__ == "cupy":
         from . import cuda_gpu
         return cuda_gpu.lower(graph)
@@ -24,10 +25,11 @@ def lower(graph):
     background = os.environ.get("MINISPORE_SYNC_COMPILE", "0") != "1"
     return lower_groups(graph, lambda group: numba_cpu.lower_group(group, background),
                         fuse_reductions=True,
-                        lower_node=lambda node: numba_cpu.lower_primitive(node, background))
+                        lower_node=lambda node: numba_cpu.lower_primitive(node, background),
+                        donations=donations)
 
 
-def lower_groups(graph, lower_group, fuse_reductions=False, lower_node=None):
+def lower_groups(graph, lower_group, fuse_reductions=False, lower_node=None, donations=()):
     """(Program, kernel sources or None): each fused group runs as `lower_group(group)` (a step
     with a `.source`), every other node as its primitive impl, or as `lower_node(node)` where
     that gives a step (primitives with a CpuKernel). fuse_reductions: the backend's kernels
@@ -51,5 +53,5 @@ def lower_groups(graph, lower_group, fuse_reductions=False, lower_node=None):
                 yield (item.prim.impl if step is None else step, item.inputs, item.outputs,
                        item.attrs, item.prim.multiple_results, f"ops.{item.prim.name}", item.loc)
 
-    program = Program(graph, steps)
+    program = Program(graph, steps, donations)
     return program, "\n\n".join(sources) or None

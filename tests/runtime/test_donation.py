@@ -1,0 +1,103 @@
+"""Donated state buffers: a compiled SGD step updates a weight inside its current buffer when
+nothing but the Parameter holds that buffer, and never when anything else could see it."""
+import numpy as np
+import pytest
+
+import minispore as ms
+from minispore import nn, ops
+
+from helpers import assert_close
+
+IN, OUT, BATCH = 256, 256, 128  # the weight's gradient GEMM is past blas.MIN_MACS
+
+
+def _problem(seed=0):
+    rng = np.random.default_rng(seed)
+    w = (rng.standard_normal((OUT, IN)) * 0.05).astype(np.float32)
+    x = rng.standard_normal((BATCH, IN)).astype(np.float32)
+    labels = rng.integers(0, OUT, BATCH).astype(np.int32)
+    return w, x, labels
+
+
+def _train_step(w, lr=0.1):
+    """(net, jitted SGD step(x, labels) -> loss) for one Dense layer and cross-entropy."""
+    net = nn.Dense(IN, OUT, weight_init=ms.Tensor(w), bias_init="zeros")
+    optimizer = nn.SGD(net.trainable_params(), learning_rate=lr)
+    loss_fn = nn.CrossEntropyLoss()
+    grad_fn = ms.value_and_grad(lambda x, y: loss_fn(net(x), y), None, optimizer.parameters)
+
+    @ms.jit
+    def step(x, y):
+        loss, grads = grad_fn(x, y)
+        optimizer(grads)
+        return loss
+
+    return net, step
+
+
+def _reference_weights(w, x, labels, steps, lr=0.1):
+    """The weight after `steps` SGD steps, in PyNative (no buffer is ever reused there)."""
+    net, _ = _train_step(w, lr)
+    optimizer = nn.SGD(net.trainable_params(), learning_rate=lr)
+    loss_fn = nn.CrossEntropyLoss()
+    grad_fn = ms.value_and_grad(lambda a, b: loss_fn(net(a), b), None, optimizer.parameters)
+    for _ in range(steps):
+        _, grads = grad_fn(ms.Tensor(x), ms.Tensor(labels))
+        optimizer(grads)
+    return net.weight.asnumpy()
+
+
+def test_an_sgd_step_updates_the_weight_in_its_own_buffer_with_pynative_values():
+    w, x, labels = _problem()
+    net, step = _train_step(w)
+    step(ms.Tensor(x), ms.Tensor(labels))
+    address = net.weight._data.__array_interface__["data"][0]
+    for _ in range(2):
+        step(ms.Tensor(x), ms.Tensor(labels))
+    assert net.weight._data.__array_interface__["data"][0] == address
+    donating = [s.label for s in next(iter(step.cache.values())).program.donating]
+    assert donating == ["ops.addmm"]
+    assert_close(net.weight.asnumpy(), _reference_weights(w, x, labels, 3), rtol=1e-5, atol=1e-6)
+
+
+def test_a_buffer_someone_else_holds_is_never_overwritten():
+    w, x, labels = _problem()
+    net, step = _train_step(w)
+    step(ms.Tensor(x), ms.Tensor(labels))
+    held = net.weight.asnumpy()  # shares the buffer (CPU): it must keep its values
+    snapshot = net.weight.value()
+    before = held.copy()
+    step(ms.Tensor(x), ms.Tensor(labels))
+    np.testing.assert_array_equal(held, before)
+    np.testing.assert_array_equal(snapshot.asnumpy(), before)
+    assert not np.array_equal(net.weight.asnumpy(), before)
+
+
+def test_a_failing_step_leaves_every_parameter_as_it_was():
+    w, x, labels = _problem()
+    net, step = _train_step(w)
+    step(ms.Tensor(x), ms.Tensor(labels))
+    before = [p.asnumpy().copy() for p in net.trainable_params()]
+    bad = labels.copy()
+    bad[3] = OUT + 5  # out of range: the loss kernel raises, at run time
+    with pytest.raises(Exception, match="label"):
+        step(ms.Tensor(x), ms.Tensor(bad))
+    for p, old in zip(net.trainable_params(), before):
+        np.testing.assert_array_equal(p.asnumpy(), old)
+
+
+def test_a_step_returning_the_old_weight_or_reading_it_after_the_update_gets_old_values():
+    w, x, _ = _problem()
+    weight = ms.Parameter(ms.Tensor(w.copy()), name="w")
+
+    @ms.jit
+    def update_and_return_old(x):
+        old = weight * 1  # a new array: a plain value
+        ops.assign(weight, weight - 0.5 * ops.matmul(x, x, transpose_a=True))
+        return old, weight
+
+    old, new = update_and_return_old(ms.Tensor(x))
+    assert_close(old.asnumpy(), w)
+    want = w - 0.5 * (x.T.astype(np.float64) @ x)
+    assert_close(new.asnumpy(), want, rtol=1e-4, atol=1e-4, check_dtype=False)
+    assert_close(weight.asnumpy(), want, rtol=1e-4, atol=1e-4, check_dtype=False)
