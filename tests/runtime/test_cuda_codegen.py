@@ -45,9 +45,9 @@ def _workload_groups():
     their primitive impls, fast; their partition is what a device's codegen would get)."""
     graphs = []
 
-    def record(graph):
+    def record(graph, donations=()):
         graphs.append(graph)
-        return Program(graph, interpreted_steps), None
+        return Program(graph, interpreted_steps, donations), None
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(compile_module, "lower", record)

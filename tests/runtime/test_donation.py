@@ -101,3 +101,26 @@ def test_a_step_returning_the_old_weight_or_reading_it_after_the_update_gets_old
     want = w - 0.5 * (x.T.astype(np.float64) @ x)
     assert_close(new.asnumpy(), want, rtol=1e-4, atol=1e-4, check_dtype=False)
     assert_close(weight.asnumpy(), want, rtol=1e-4, atol=1e-4, check_dtype=False)
+
+
+def test_an_update_traced_before_a_failing_op_is_not_written():
+    w, x, labels = _problem()
+    weight = ms.Parameter(ms.Tensor(w.copy()), name="w")
+
+    @ms.jit
+    def update_then_loss(x, labels):
+        ops.assign(weight, weight - 0.5 * ops.matmul(x, x, transpose_a=True))
+        return ops.cross_entropy(x, labels)  # independent of the update: traced after it
+
+    update_then_loss(ms.Tensor(x), ms.Tensor(labels))
+    assert [s.label for s in next(iter(update_then_loss.cache.values())).program.donating] \
+        == ["ops.addmm"]
+    after_one = weight.asnumpy().copy()
+    bad = labels.copy()
+    bad[0] = -7
+    with pytest.raises(RuntimeError, match="label"):
+        update_then_loss(ms.Tensor(x), ms.Tensor(bad))
+    np.testing.assert_array_equal(weight.asnumpy(), after_one)
+    update_then_loss(ms.Tensor(x), ms.Tensor(labels))
+    want = after_one - 0.5 * (x.T.astype(np.float64) @ x)
+    assert_close(weight.asnumpy(), want, rtol=1e-4, atol=1e-3, check_dtype=False)
