@@ -167,7 +167,11 @@ def addmm(c, a, b, alpha):
     alpha; one BLAS call accumulating into a copy of c where minispore's BLAS runs it."""
     gemm = _gemm_ready(a, b)
     if gemm is None:
-        return c + alpha * np.matmul(a, b)
+        out = np.matmul(a, b)
+        if alpha != 1:
+            out *= alpha
+        out += c
+        return out
     out = np.empty((a.shape[0], b.shape[1]), a.dtype)
     out[...] = c
     return _gemm(gemm, a, b, float(alpha), 1.0, out)

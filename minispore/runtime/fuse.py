@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 
 MIN_GROUP_SIZE = 2  # a single op gains little from a kernel over numpy's own loop...
 # ...except select: np.where on a random mask runs ~8x slower than the kernel's branch-free
-# select (measured on ReLU's backward in the conv and MLP benchmarks)
-WORTH_A_KERNEL_ALONE = {"select"}
+# select (measured on ReLU's backward in the conv and MLP benchmarks); and a float sum (with
+# fuse_reductions): numpy's float32 sum with float32 dtype= costs ~4 us even on a (128, 10)
+# bias gradient, the kernel ~1.5 us, and a full or last-axis sum of 2^20 runs 2x faster
+WORTH_A_KERNEL_ALONE = {"select", "reduce_sum"}
 # numba's front end is superlinear in kernel size (measured: 121 ops 5.5 s, 241 ops 16 s,
 # 1000 ops > 4 min and > 10 GB); past this many ops a chain is split into several kernels
 MAX_GROUP_SIZE = 48
