@@ -110,9 +110,10 @@ class Program:
             env[s] = value
         value = None  # a reference left here would count as another holder of a donated buffer
         xp = device.xp()
+        get = env.__getitem__  # map(get, ins) is cheaper than a list comprehension per step
         for step in self.plain_steps:
             try:
-                result = step.fn(xp, *[env[i] for i in step.ins], **step.attrs)
+                result = step.fn(xp, *map(get, step.ins), **step.attrs)
             except Exception as e:
                 raise _failure(step, e) from e
             if step.multiple:
@@ -127,7 +128,6 @@ class Program:
         outs = [env[s] for s in self.output_slots]
         # scalars (numpy reductions return them) become arrays of the run's namespace
         return [x if type(x) is np.ndarray else xp.asarray(x) for x in outs]
-
 
     def _run_donating(self, env, xp):
         """The donating steps: each reuses its buffer only if the state tensor, the caller's
