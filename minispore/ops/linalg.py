@@ -98,8 +98,8 @@ matmul = Primitive("matmul", infer=_matmul_infer, impl=_matmul_impl,
 def transpose_attrs(transpose_a, transpose_b):
     """The attributes of a matmul/addmm node: only flags that are set, so that a plain product
     has none and equal products always compare equal (CSE)."""
-    return {name: True for name, flag in (("transpose_a", transpose_a), ("transpose_b", transpose_b))
-            if flag}
+    flags = (("transpose_a", transpose_a), ("transpose_b", transpose_b))
+    return {name: True for name, flag in flags if flag}
 
 
 def matmul_flags(x, y, transpose_a, transpose_b):

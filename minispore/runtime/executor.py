@@ -79,7 +79,8 @@ class Program:
                     and s_out not in read and s_in not in self.output_slots):
                 donating.append((step, in_place))
         donating = [(step, in_place) for step, in_place in donating
-                    if not any(step.ins[0] in other.ins for other, _ in donating if other is not step)]
+                    if not any(step.ins[0] in other.ins
+                               for other, _ in donating if other is not step)]
         for step, in_place in donating:
             step.in_place = in_place
         self.plain_steps = [step for step in self.steps if step.in_place is None]
@@ -157,7 +158,8 @@ class Program:
 
 
 def _failure(step, error):
-    return RuntimeError(f"Graph mode: {step.label} failed at run time: {type(error).__name__}: {error}"
+    return RuntimeError(f"Graph mode: {step.label} failed at run time: "
+                        f"{type(error).__name__}: {error}"
                         + (f"\n  at {step.loc}" if step.loc else ""))
 
 

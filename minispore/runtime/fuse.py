@@ -7,8 +7,11 @@ node depends on that group (otherwise the group could not run as one unit: a cyc
 
 With `fuse_reductions`, a float sum/max/min whose input a group produces joins that group too:
 the kernel accumulates while it computes the elements, so the reduced tensor is never stored.
-A group's reductions share one set of reduced axes, and no node of the group may read a
-reduced value (it is complete only after the whole loop).
+A group's reductions share one set of reduced axes, and no node of its loops may read a
+reduced value (it is complete only after the whole loop). Elementwise nodes of the reduced
+shape that read reduced values join as the group's *epilogue*: the kernel runs them after
+its loops, over the reduced shape (an SGD bias update `b - lr * sum(g, 0)` is one kernel
+with the gradient's sum; so is a mean `sum(x) * (1 / n)`).
 Matmul, conv and other reductions are boundaries: they run on BLAS / numpy.
 """
 from dataclasses import dataclass, field
@@ -31,9 +34,11 @@ class FusedGroup:
     nodes: list = field(default_factory=list)
     inputs: list = field(default_factory=list)    # Vars read from outside, in first-use order
     outputs: list = field(default_factory=list)   # Vars used outside the group
-    shape: tuple = ()                             # the domain: every elementwise node's shape
+    shape: tuple = ()                             # the domain: every looped node's shape
     float_dtype: object = None
     reduced_axes: tuple = None                    # domain axes the reductions reduce, if any
+    epilogue: list = field(default_factory=list)  # the nodes (also in `nodes`) run after the
+                                                  # loops, over the reductions' output shape
 
     def run_nodes(self, xp, inputs):
         """The group's outputs computed node by node with each primitive's impl (the tier
@@ -75,14 +80,49 @@ def _fusible_reduction(node):
             and x.ndim > 0 and x.size > 0 and len(_reduced_axes(node)) > 0)
 
 
+def _epilogue_host(node, i, producer, groups, find, depends_on, direct_deps):
+    """The group whose epilogue elementwise node i can join, or None: it reads values of that
+    group computed after its loops only (reductions or earlier epilogue nodes), all of its
+    own output shape, and that shape is the loop domain with the reduced axes set to 1 and
+    leading 1s dropped, so that every other input broadcasts to it as to the domain."""
+    hosts = {find(producer[v.id]) for v in node.inputs if v.id in producer}
+    for g in hosts:
+        a = groups[g]
+        after = [v for v in node.inputs if v.id in a["after_loops"]]
+        shape = node.outputs[0].shape
+        if (not after or a["axes"] is None or not a["fusible"]
+                or len(a["members"]) >= MAX_GROUP_SIZE
+                or any(v.shape != shape for v in after)
+                # the loops' values cannot be read after them (they are never stored)
+                or any(v.id in producer and find(producer[v.id]) == g
+                       and v.id not in a["after_loops"] for v in node.inputs)
+                or not _reduced_shape(a["shape"], a["axes"], shape)
+                or (a["dtype"] is not None and _float_dtype(node) not in (None, a["dtype"]))):
+            continue
+        # node i reads g directly; another input must not reach g through a third group
+        if any(depends_on(d, g) for d in direct_deps(i) if d != g):
+            continue
+        return g
+    return None
+
+
+def _reduced_shape(domain, axes, shape):
+    """Whether `shape`, aligned right, is `domain` with the `axes` set to 1."""
+    if len(shape) > len(domain):
+        return False
+    padded = (1,) * (len(domain) - len(shape)) + tuple(shape)
+    return all(p == (1 if d in axes else n) for d, (p, n) in enumerate(zip(padded, domain)))
+
+
 def partition(graph, fuse_reductions=False):
     """Return a list whose items are graph nodes (run alone) or FusedGroups, in run order.
 
     fuse_reductions: reductions join the group producing their input (see the module doc)."""
     producer = {o.id: i for i, node in enumerate(graph.nodes) for o in node.outputs}
     parent = {}   # union-find over group ids (a group id is the index of its first node)
-    # root id -> {"members", "shape", "dtype", "inputs_from", "fusible", and for reductions:
-    #             "axes" (reduced), "reduced" (Var ids they produce), "reads" (Var ids read)}
+    # root id -> {"members", "shape", "dtype", "inputs_from", "fusible", "reads" (Var ids read),
+    #             and for reductions: "axes" (reduced), "reduced" (Var ids they produce),
+    #             "after_loops" (those and the epilogue's), "epilogue" (member indices)}
     groups = {}
 
     def find(g):
@@ -115,10 +155,26 @@ def partition(graph, fuse_reductions=False):
                      node.outputs[0].shape if node.outputs else (),
                      "fusible": fusible, "axes": _reduced_axes(node) if reduction else None,
                      "reduced": {node.outputs[0].id} if reduction else set(),
+                     # values complete only after the loops: reductions and epilogue outputs
+                     "after_loops": {node.outputs[0].id} if reduction else set(),
+                     "epilogue": set(),
                      "reads": {v.id for v in node.inputs},
                      "inputs_from": {producer[v.id] for v in node.inputs if v.id in producer}}
         if not fusible:
             continue
+        if fuse_reductions and not reduction:
+            g = _epilogue_host(node, i, producer, groups, find, depends_on, direct_deps)
+            if g is not None:  # node i joins group g's epilogue
+                a = groups[g]
+                parent[i] = g
+                a["members"] = sorted(a["members"] + [i])
+                a["epilogue"].add(i)
+                a["after_loops"].add(node.outputs[0].id)
+                a["inputs_from"] |= groups[i]["inputs_from"]
+                a["reads"] |= groups[i]["reads"]
+                a["dtype"] = a["dtype"] or groups[i]["dtype"]
+                del groups[i]
+                continue
         for v in node.inputs:
             if v.id not in producer:
                 continue
@@ -129,7 +185,7 @@ def partition(graph, fuse_reductions=False):
                 continue
             if a["dtype"] is not None and b["dtype"] is not None and a["dtype"] != b["dtype"]:
                 continue
-            if a["reads"] & b["reduced"] or b["reads"] & a["reduced"] \
+            if a["reads"] & b["after_loops"] or b["reads"] & a["after_loops"] \
                     or None not in (a["axes"], b["axes"]) and a["axes"] != b["axes"]:
                 continue
             # me reads g directly; merging is safe unless me also reaches g via another group
@@ -141,6 +197,8 @@ def partition(graph, fuse_reductions=False):
             a["dtype"] = a["dtype"] or b["dtype"]
             a["axes"] = a["axes"] or b["axes"]
             a["reduced"] |= b["reduced"]
+            a["after_loops"] |= b["after_loops"]
+            a["epilogue"] |= b["epilogue"]
             a["reads"] |= b["reads"]
             del groups[me]
 
@@ -166,7 +224,8 @@ def _order(graph, groups, group_of):
                                         and members[0].prim.name not in WORTH_A_KERNEL_ALONE):
             items.extend(members)
             return
-        items.append(_make_group(members, groups[g], used_outside))
+        epilogue = [graph.nodes[i] for i in groups[g]["members"] if i in groups[g]["epilogue"]]
+        items.append(_make_group(members, groups[g], used_outside, epilogue))
 
     for g in sorted(groups):
         emit(g)
@@ -187,9 +246,9 @@ def _uses_outside(graph, group_of):
     return outside
 
 
-def _make_group(members, info, used_outside):
+def _make_group(members, info, used_outside, epilogue=()):
     group = FusedGroup(nodes=members, shape=info["shape"], float_dtype=info["dtype"],
-                       reduced_axes=info["axes"])
+                       reduced_axes=info["axes"], epilogue=list(epilogue))
     produced = set()
     for node in members:
         for v in node.inputs:

@@ -148,9 +148,9 @@ def transpose_matmul_outputs(graph):
                 or any(len(v.shape) != rank for v in mm.inputs)):
             continue
         a, b = mm.inputs
-        flip_a, flip_b = not mm.attrs.get("transpose_b", False), not mm.attrs.get("transpose_a", False)
         node.prim, node.inputs = mm.prim, [b, a]
-        node.attrs = transpose_attrs(flip_a, flip_b)
+        node.attrs = transpose_attrs(not mm.attrs.get("transpose_b", False),
+                                     not mm.attrs.get("transpose_a", False))
     return dce(graph)
 
 

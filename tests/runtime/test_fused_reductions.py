@@ -189,6 +189,66 @@ def test_no_node_of_a_group_reads_its_reduction():
     assert not any(isinstance(item, FusedGroup) for item in partition(graph))  # not asked to
 
 
+# ***** epilogues: elementwise nodes after the loops, over the reduced shape *****
+
+def _bias_update(x, dy, b, lr):
+    dx = ops.select(x > 0, dy, ops.zeros_like(dy))
+    return dx, b - lr * dx.sum(axis=0)
+
+
+def test_an_sgd_bias_update_is_the_epilogue_of_its_gradients_sum():
+    x, dy = _normal((8, 16), np.float32), _normal((8, 16), np.float32, 1)
+    b = _normal((16,), np.float32, 2)
+    lr = np.float32(0.1)
+    f = ms.jit(_bias_update)
+    dx, new_b = f(*(ms.Tensor(a) for a in (x, dy, b, lr)))
+    want_dx = np.where(x > 0, dy, 0)
+    np.testing.assert_array_equal(dx.asnumpy(), want_dx)
+    np.testing.assert_allclose(new_b.asnumpy(), b - lr * want_dx.astype(np.float64).sum(0),
+                               rtol=2e-6)
+    (step,) = _kernels(_program(f))
+    group = step.fn.group
+    assert [n.prim.name for n in group.nodes] == ["greater", "select", "reduce_sum", "mul", "sub"]
+    assert [n.prim.name for n in group.epilogue] == ["mul", "sub"]
+    (executable,) = f.cache.values()
+    value_of = {v.id: a for v, a in zip(executable.traced.graph.inputs, (x, dy, b, lr))}
+    inputs = [value_of[v.id] if v.const is None else v.const for v in group.inputs]
+    tier = numba_cpu.GroupStep(group, step.fn.source)  # not compiled: the numpy tier
+    for got, want in zip(tier(np, *inputs), step.fn(np, *inputs)):
+        np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6)
+
+
+def _row_sums_then(keep_dims, x_shape=(4, 6)):
+    """(graph, its partition) of reduce_sum(x * 2, axis 1) + v, v of the sum's shape."""
+    sum_shape = (x_shape[0], 1) if keep_dims else (x_shape[0],)
+    x, v = Var(x_shape, np.float32), Var(sum_shape, np.float32)
+    two, y, total, z = (Var((), np.float32, const=np.float32(2)), Var(x_shape, np.float32),
+                        Var(sum_shape, np.float32), Var(sum_shape, np.float32))
+    graph = Graph("g")
+    graph.inputs, graph.outputs = [x, v], [z]
+    graph.nodes = [Node(REGISTRY["mul"], [x, two], {}, [y]),
+                   Node(REGISTRY["reduce_sum"], [y], {"axis": (1,), "keep_dims": keep_dims},
+                        [total]),
+                   Node(REGISTRY["add"], [total, v], {}, [z])]
+    return graph, partition(graph, fuse_reductions=True)
+
+
+def test_an_epilogue_input_must_broadcast_over_the_loops_as_over_the_reduced_shape():
+    # a (4,) added to row sums of a (4, 6) would align with the rows' 6 in the loops: it
+    # stays out; kept as (4, 1) it lines up, and joins
+    _, dropped = _row_sums_then(keep_dims=False)
+    assert [type(item) for item in dropped] == [FusedGroup, Node]
+    graph, kept = _row_sums_then(keep_dims=True)
+    (group,) = kept
+    assert [n.prim.name for n in group.epilogue] == ["add"]
+    x, v = _normal((4, 6), np.float32), _normal((4, 1), np.float32, 1)
+    tier = numba_cpu.GroupStep(group, numba_cpu.render_module(group))
+    tier.compile()
+    value_of = {graph.inputs[0].id: x, graph.inputs[1].id: v}
+    (got,) = tier(np, *[value_of[u.id] if u.const is None else u.const for u in group.inputs])
+    np.testing.assert_allclose(got, (x * 2).sum(1, keepdims=True) + v, rtol=2e-6)
+
+
 # ***** the numpy tier, gradients *****
 
 def test_the_numpy_tier_computes_fused_reductions_too():

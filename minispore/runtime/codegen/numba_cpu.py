@@ -3,7 +3,8 @@
 The module holds the vectorisable math preamble (codegen.fastmath) and one kernel: a loop nest
 over the group's domain (LoopNest: size-1 axes dropped, axes that broadcast alike merged, so a
 chain over same-shaped inputs is one flat loop) computing the expression DAG, each input read
-as a C-contiguous array of its own shape, and accumulating the group's trailing reductions.
+as a C-contiguous array of its own shape, and accumulating the group's trailing reductions;
+then the group's epilogue, a loop over the reduced shape reading the finished reductions.
 Sizes never appear in the source, so one compile serves every batch size; numba specialises on
 dtype and ndim. Source is keyed by a structural hash (plus versions), written to the cache
 directory and imported, and compiled with `cache=True`, so a second process loads machine code.
@@ -144,7 +145,8 @@ class LoopNest:
         # the loops along which each array input (by Var id) varies
         self.varying = {v.id: tuple(j for j, (_, _, varies) in enumerate(loops) if varies[k])
                         for k, v in enumerate(arrays)}
-        self.reduced_outputs = {node.outputs[0].id for node in _reductions(group)}
+        # outputs written in the shape of the kept loops: reductions and the epilogue's
+        self.reduced_outputs = {node.outputs[0].id for node in _reductions(group) + group.epilogue}
 
     def arg_shape(self, v):
         """The shape in which the kernel takes input `v` (() for a scalar)."""
@@ -193,7 +195,9 @@ def render_module(group):
 
     Size-1 inputs are passed as scalars and constants of size 1 are inlined; other inputs are
     read as LoopNest says. A reduction accumulates while the innermost loop runs: in a scalar
-    when that loop runs along a reduced axis, else into the output row; both vectorise.
+    when that loop runs along a reduced axis, else into the output row; both vectorise. The
+    epilogue then loops over the kept loops, reading each finished reduction (a local array
+    where the kernel does not return it).
     """
     dtype = group.float_dtype
     nest = LoopNest(group)
@@ -215,20 +219,29 @@ def render_module(group):
            f"@numba.njit({KERNEL_FLAGS})",
            f"def kernel({', '.join(['s'] + params + list(out_params.values()))}):"]
     src += [f"    {n}_ = {n}[()]" for n in scalars]
-    body = [f"a{k}_ = a{k}{_index(nest.varying[v.id])}"
-            for k, v in enumerate(group.inputs) if not _is_scalar(v)]
-    accumulations = []
-    for j, node in enumerate(group.nodes):
+    epilogue = {id(node) for node in group.epilogue}
+    looped = [node for node in group.nodes if id(node) not in epilogue]
+    body = _array_loads(group, looped, nest)
+    accumulations, locals_ = [], []
+    finished = {}  # reduction output id -> the array holding it after the loops
+    for j, node in enumerate(looped):
         if node.prim.expr is None:
-            accumulations.append(_Accumulation(node, j, names[node.inputs[0].id],
-                                               out_params[node.outputs[0].id], nest, dtype))
+            result = out_params.get(node.outputs[0].id)
+            if result is None:  # read by the epilogue only
+                result = f"r{j}"
+                locals_.append(f"{result} = np.empty({_kept_sizes(nest)}, "
+                               f"np.{node.outputs[0].dtype.name})")
+            accumulations.append(_Accumulation(node, j, names[node.inputs[0].id], result, nest,
+                                               dtype))
             body.append(accumulations[-1].step)
+            finished[node.outputs[0].id] = result
         else:
             names[node.outputs[0].id] = f"t{j}"
             body.append(f"t{j} = {_render_expr(node, names, dtype)}")
     index = _index(range(len(nest.shape)))
     body += [f"{out_params[v.id]}{index} = {names[v.id]}"
              for v in group.outputs if v.id not in nest.reduced_outputs]
+    src += ["    " + line for line in locals_]
     src += ["    " + line for a in accumulations for line in a.setup]
     indent = "    "
     for j in range(len(nest.shape)):
@@ -239,7 +252,41 @@ def render_module(group):
     src += [indent + line for line in body]
     src += [indent[4:] + line for a in accumulations for line in a.row_end]
     src += ["    " + line for a in accumulations for line in a.finish]
+    if group.epilogue:
+        src += _render_epilogue(group, nest, names, finished, out_params, dtype)
     return "\n".join(src) + "\n"
+
+
+def _array_loads(group, nodes, nest):
+    """`aK_ = aK[...]` for each array input that `nodes` read, indexed by the loops it varies
+    along."""
+    read = {v.id for node in nodes for v in node.inputs}
+    return [f"a{k}_ = a{k}{_index(nest.varying[v.id])}" for k, v in enumerate(group.inputs)
+            if v.id in read and not _is_scalar(v)]
+
+
+def _kept_sizes(nest):
+    return "(" + "".join(f"s[{j}], " for j in nest.kept) + ")" if nest.kept else "(1,)"
+
+
+def _render_epilogue(group, nest, names, finished, out_params, dtype):
+    """The epilogue's loops over the kept loops (none for a full reduction)."""
+    body = _array_loads(group, group.epilogue, nest)
+    read = {v.id for node in group.epilogue for v in node.inputs}
+    for k, (vid, result) in enumerate(finished.items()):
+        if vid in read:
+            names[vid] = f"fin{k}"
+            body.append(f"fin{k} = {result}{_index(nest.kept)}")
+    for j, node in enumerate(group.epilogue):
+        names[node.outputs[0].id] = f"e{j}"
+        body.append(f"e{j} = {_render_expr(node, names, dtype)}")
+    body += [f"{out_params[node.outputs[0].id]}{_index(nest.kept)} = e{j}"
+             for j, node in enumerate(group.epilogue) if node.outputs[0].id in out_params]
+    lines, indent = [], "    "
+    for j in nest.kept:
+        lines.append(f"{indent}for i{j} in range(s[{j}]):")
+        indent += "    "
+    return lines + [indent + line for line in body]
 
 
 # ***** module cache *****
