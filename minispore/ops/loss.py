@@ -213,11 +213,16 @@ def _sparse_ce_kernel_call(kernel, logits, labels, ignore_index, reduction):
                                  ignore_index is not None, losses)
     if bad >= 0:
         raise _label_error(c, ignore_index)
+    return _reduced_losses(losses, total, counted, reduction)
+
+
+def _reduced_losses(losses, total, counted, reduction):
+    """A kernel's per-row losses, their total and count, as `reduction` asks."""
     if reduction == "none":
         return losses
     if reduction == "mean":
         total = total / counted if counted else np.nan
-    return np.asarray(total, logits.dtype)
+    return np.asarray(total, losses.dtype)
 
 
 def _sparse_ce_bprop(logits, labels, out, dout, ignore_index, reduction):
@@ -360,6 +365,97 @@ sparse_softmax_cross_entropy = Primitive(
     kernel=CpuKernel(_SPARSE_CE_SOURCE, _sparse_ce_kernel_call),
     doc="-log_softmax(logits)[n, labels[n]] of (N, C) logits, 0 where labels[n] == "
         "ignore_index; 'mean' divides the sum by the number of labels that count")
+
+
+# ***** the loss and its gradient at once: a training step's classifier head *****
+#
+# A step computes the loss and, from the same logits, its gradient. Graph mode pairs the two
+# rows (passes.pair_losses_with_gradients) into this one, whose kernel reads each row of
+# logits once for both (TensorFlow's SparseSoftmaxCrossEntropyWithLogits returns both too).
+
+def _sparse_ce_and_grad_infer(logits, labels, dout, ignore_index, reduction):
+    return (_sparse_ce_infer(logits, labels, ignore_index, reduction),
+            _sparse_ce_grad_infer(logits, labels, dout, ignore_index, reduction))
+
+
+def _sparse_ce_and_grad_impl(xp, logits, labels, dout, ignore_index, reduction):
+    return (_sparse_ce_impl(xp, logits, labels, ignore_index, reduction),
+            _sparse_ce_grad_impl(xp, logits, labels, dout, ignore_index, reduction))
+
+
+def _sparse_ce_and_grad_bprop(logits, labels, dout, out, douts, ignore_index, reduction):
+    d_loss, d_grad = douts
+    dlogits, _, ddout = _sparse_ce_grad_bprop(logits, labels, dout, out[1], d_grad,
+                                              ignore_index=ignore_index, reduction=reduction)
+    from_loss = sparse_softmax_cross_entropy_grad(logits, labels, d_loss,
+                                                  ignore_index=ignore_index, reduction=reduction)
+    return F.add(dlogits, from_loss), None, ddout
+
+
+def _sparse_ce_and_grad_batch(prim, args, dims, axis_size, ignore_index, reduction):
+    loss, loss_dim = _sparse_ce_batch(sparse_softmax_cross_entropy, args[:2], dims[:2],
+                                      axis_size, ignore_index, reduction)
+    grad, grad_dim = _sparse_ce_grad_batch(sparse_softmax_cross_entropy_grad, args, dims,
+                                           axis_size, ignore_index, reduction)
+    return (loss, grad), (loss_dim, grad_dim)
+
+
+# Graph mode's kernel: both kernels above in one pass over each row
+_SPARSE_CE_AND_GRAD_SOURCE = ROW_EXPS_SOURCE + """
+
+@numba.njit(**KERNEL_FLAGS)
+def kernel(logits, labels, ignore_index, ignoring, douts, mean, losses, grad):
+    n, c = logits.shape
+    counted = n
+    if ignoring:
+        counted = 0
+        for i in range(n):
+            counted += labels[i] != ignore_index
+    share = douts[0] / counted if mean else 0.0
+    total = 0.0
+    for i in range(n):
+        label = labels[i]
+        if ignoring and label == ignore_index:
+            losses[i] = 0
+            for j in range(c):
+                grad[i, j] = 0
+            continue
+        if label < 0 or label >= c:
+            return total, counted, i
+        top, sum_exp = row_exps(logits, i, grad)
+        loss = log(DTYPE(sum_exp)) - (logits[i, label] - top)
+        losses[i] = loss
+        total += loss
+        scale = share if mean else douts[min(i, douts.shape[0] - 1)]
+        ratio = scale / sum_exp
+        for j in range(c):
+            grad[i, j] = DTYPE(grad[i, j] * ratio)
+        grad[i, label] -= DTYPE(scale)
+    return total, counted, -1
+"""
+
+
+def _sparse_ce_and_grad_kernel_call(kernel, logits, labels, dout, ignore_index, reduction):
+    n, c = logits.shape
+    if n == 0 or c == 0:
+        return NotImplemented
+    losses, grad = np.empty(n, logits.dtype), np.empty((n, c), logits.dtype)
+    total, counted, bad = kernel(
+        np.ascontiguousarray(logits), np.ascontiguousarray(labels),
+        0 if ignore_index is None else ignore_index, ignore_index is not None,
+        np.asarray(dout, np.float64).reshape(-1), reduction == "mean", losses, grad)
+    if bad >= 0:
+        raise _label_error(c, ignore_index)
+    return _reduced_losses(losses, total, counted, reduction), grad
+
+
+sparse_softmax_cross_entropy_and_grad = Primitive(
+    "sparse_softmax_cross_entropy_and_grad", infer=_sparse_ce_and_grad_infer,
+    impl=_sparse_ce_and_grad_impl, bprop=_sparse_ce_and_grad_bprop,
+    batch=_sparse_ce_and_grad_batch, multiple_results=True,
+    kernel=CpuKernel(_SPARSE_CE_AND_GRAD_SOURCE, _sparse_ce_and_grad_kernel_call),
+    doc="(sparse_softmax_cross_entropy, sparse_softmax_cross_entropy_grad) of the same "
+        "logits and labels, for the loss's cotangent dout")
 
 
 def _check_class_indices(op, inputs, target, class_axis):

@@ -19,6 +19,7 @@ def optimize(graph):
     graph = fold_transposes_into_products(graph)
     graph = fuse_matmul_epilogues(graph)
     graph = cse(graph)
+    graph = pair_losses_with_gradients(graph)
     return dce(graph)
 
 
@@ -281,6 +282,35 @@ def _epilogue(node, producer, uses):
             continue
         return c, tuple(product.inputs), dict(product.attrs), scale
     return None
+
+
+def pair_losses_with_gradients(graph):
+    """sparse_softmax_cross_entropy and its gradient on the same logits and labels (a training
+    step's loss and backward) become one sparse_softmax_cross_entropy_and_grad node, at the
+    loss's place: one kernel then reads each row of logits once for both. The gradient's
+    cotangent must be available there (a constant, an input, or computed before the loss)."""
+    from ..ops.primitive import REGISTRY
+    producer, _ = _producers_and_uses(graph)
+    position = {id(node): i for i, node in enumerate(graph.nodes)}
+
+    def key(node):
+        return (node.inputs[0].id, node.inputs[1].id, tuple(sorted(node.attrs.items())))
+
+    losses = {key(n): n for n in graph.nodes if n.prim.name == "sparse_softmax_cross_entropy"}
+    for node in graph.nodes:
+        if node.prim.name != "sparse_softmax_cross_entropy_grad":
+            continue
+        loss = losses.get(key(node))
+        dout_producer = producer.get(node.inputs[2].id)
+        if loss is None or loss.prim.multiple_results or (
+                dout_producer is not None and position[id(dout_producer)] > position[id(loss)]):
+            continue
+        loss.prim = REGISTRY["sparse_softmax_cross_entropy_and_grad"]
+        loss.inputs = list(node.inputs)
+        loss.outputs = [loss.outputs[0], node.outputs[0]]
+        node.prim = None
+    graph.nodes = [n for n in graph.nodes if n.prim is not None]
+    return graph
 
 
 def _producers_and_uses(graph):

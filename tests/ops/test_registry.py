@@ -291,6 +291,12 @@ SAMPLES = {
         sample(normal(rng, (5, 4), 3.0), np.array([2, 1, 0, 3, 1]), ignore_index=1,
                reduction=reduction) for reduction in ("mean", "sum", "none")] + [
         sample(normal(rng, (3, 2)), ints(rng, (3,), 2), ignore_index=None, reduction="mean")],
+    "sparse_softmax_cross_entropy_and_grad": lambda rng: [
+        sample(normal(rng, (5, 4), 3.0), np.array([2, 1, 0, 3, 1]),
+               normal(rng, (5,) if reduction == "none" else ()), ignore_index=1,
+               reduction=reduction) for reduction in ("mean", "none")] + [
+        sample(normal(rng, (3, 2)), ints(rng, (3,), 2), normal(rng, ()), ignore_index=None,
+               reduction="sum")],
     "sparse_softmax_cross_entropy_grad": lambda rng: [
         sample(normal(rng, (5, 4), 3.0), np.array([2, 1, 0, 3, 1]),
                normal(rng, (5,) if reduction == "none" else ()), ignore_index=1,

@@ -139,6 +139,8 @@ KERNEL_CASES = {
                                      for i in (None, 2) for r in ("mean", "sum", "none")],
     "sparse_softmax_cross_entropy_grad": [dict(ignore_index=i, reduction=r)
                                           for i in (None, 2) for r in ("mean", "sum", "none")],
+    "sparse_softmax_cross_entropy_and_grad": [dict(ignore_index=i, reduction=r)
+                                              for i in (None, 2) for r in ("mean", "sum", "none")],
 }
 
 
@@ -165,7 +167,9 @@ def _kernel_step(name, inputs, attrs):
     prim = REGISTRY[name]
     with np.errstate(all="ignore"):  # inf - inf in the rows with infinite logits
         out = prim.impl(np, *inputs, **attrs)
-    node = Node(prim, [Var(a.shape, a.dtype) for a in inputs], attrs, [Var(np.shape(out), out.dtype)])
+    outs = out if prim.multiple_results else (out,)
+    node = Node(prim, [Var(a.shape, a.dtype) for a in inputs], attrs,
+                [Var(np.shape(o), o.dtype) for o in outs])
     step = numba_cpu.lower_primitive(node, background=False)
     assert step.failed is None and step.kernel is not None
     return step, out
@@ -175,26 +179,44 @@ def _kernel_step(name, inputs, attrs):
 @pytest.mark.parametrize("name", sorted(KERNEL_CASES))
 def test_kernel_matches_the_numpy_impl(name, dtype):
     rng = np.random.default_rng(3)
+    multiple = REGISTRY[name].multiple_results
     for attrs in KERNEL_CASES[name]:
         inputs = _inputs(name, dtype, attrs, rng)
         step, want = _kernel_step(name, inputs, attrs)
         with np.errstate(all="ignore"):
             got = step(np, *inputs, **attrs)
         tol = 2e-6 if dtype == np.float32 else 1e-12
-        np.testing.assert_allclose(got, want, rtol=tol, atol=tol, equal_nan=True,
-                                   err_msg=f"{name} {attrs}")
-        assert np.asarray(got).dtype == want.dtype and np.shape(got) == np.shape(want)
+        for g, w in zip(got, want) if multiple else [(got, want)]:
+            np.testing.assert_allclose(g, w, rtol=tol, atol=tol, equal_nan=True,
+                                       err_msg=f"{name} {attrs}")
+            assert np.asarray(g).dtype == w.dtype and np.shape(g) == np.shape(w)
 
 
-def test_cross_entropy_kernel_rejects_labels_out_of_range_like_the_impl():
+@pytest.mark.parametrize("name", ["sparse_softmax_cross_entropy",
+                                  "sparse_softmax_cross_entropy_and_grad"])
+def test_cross_entropy_kernels_reject_labels_out_of_range_like_the_impl(name):
     logits, = _rng_arrays((3, 4))
     labels = np.array([0, 4, 1], np.int32)
     attrs = dict(ignore_index=None, reduction="mean")
-    step, _ = _kernel_step("sparse_softmax_cross_entropy", [logits, np.zeros(3, np.int32)], attrs)
+    dout = [np.float32(1)] if name.endswith("_and_grad") else []
+    step, _ = _kernel_step(name, [logits, np.zeros(3, np.int32), *dout], attrs)
     with pytest.raises(ValueError, match=r"class indices in \[0, 4\)"):
-        step(np, logits, labels, **attrs)
+        step(np, logits, labels, *dout, **attrs)
     with pytest.raises(ValueError, match=r"class indices in \[0, 4\)"):
-        REGISTRY["sparse_softmax_cross_entropy"].impl(np, logits, labels, **attrs)
+        REGISTRY[name].impl(np, logits, labels, *dout, **attrs)
+
+
+def test_a_loss_and_its_gradient_on_the_same_logits_become_one_node():
+    def loss_and_grad(logits, labels):
+        return ms.value_and_grad(lambda z: ops.cross_entropy(z, labels))(logits)
+
+    logits, = _rng_arrays((6, 5))
+    labels = np.array([0, 2, 4, 1, 3, 2], np.int32)
+    args = (ms.Tensor(logits), ms.Tensor(labels))
+    names = _names(_optimized(loss_and_grad, logits, labels))
+    assert names == ["sparse_softmax_cross_entropy_and_grad"]
+    got, want = ms.jit(loss_and_grad)(*args), loss_and_grad(*args)
+    assert_close([g.asnumpy() for g in got], [w.asnumpy() for w in want], rtol=1e-6)
 
 
 def test_softmax_kernel_leaves_other_axes_to_the_impl():
