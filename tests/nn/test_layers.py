@@ -173,6 +173,36 @@ def test_max_pool2d_returns_indices_in_both_modes(mode):
     np.testing.assert_array_equal(out.asnumpy(), plain(T(x)).asnumpy())
 
 
+def pool1d_reference(x, k, s, reduce):
+    length = (x.shape[-1] - k) // s + 1
+    return np.stack([reduce(x[..., i * s:i * s + k], axis=-1) for i in range(length)], -1)
+
+
+def test_pooling_1d_values_indices_and_unbatched_inputs(mode):
+    x = randn(2, 3, 9)
+    np.testing.assert_allclose(nn.MaxPool1d(3, 2)(T(x)).asnumpy(), pool1d_reference(x, 3, 2, np.max))
+    np.testing.assert_allclose(nn.AvgPool1d(2, 2)(T(x)).asnumpy(),
+                               pool1d_reference(x, 2, 2, np.mean), rtol=1e-6)
+    np.testing.assert_allclose(nn.AvgPool1d(4, 1)(T(x[0])).asnumpy(),   # (C, L)
+                               pool1d_reference(x[0], 4, 1, np.mean), rtol=1e-6)
+    out, argmax = nn.MaxPool1d(3, 3, return_indices=True)(T(x))
+    assert argmax.dtype == ms.int64 and argmax.shape == out.shape == (2, 3, 3)
+    np.testing.assert_array_equal(argmax.asnumpy(), 3 * np.arange(3) + np.stack(
+        [x[..., 3 * i:3 * i + 3].argmax(-1) for i in range(3)], -1))
+    assert nn.MaxPool1d(3, 2, pad_mode="same")(T(x)).shape == (2, 3, 5)
+    assert nn.AvgPool1d(3, 2, pad_mode="pad", padding=1)(T(x)).shape == (2, 3, 5)
+    with pytest.raises(ValueError, match=r"MaxPool1d: input must be \(N, C, L\) or \(C, L\)"):
+        nn.MaxPool1d(2)(T(randn(1, 1, 2, 2)))
+    with pytest.raises(ValueError, match="kernel_size must be an int or a 1-tuple"):
+        nn.AvgPool1d((2, 2))
+
+
+def test_pooling_1d_gradients():
+    x = RNG.permutation(18).reshape(1, 2, 9) / 7.0   # distinct values: the max is unique
+    check_cell_grads(nn.MaxPool1d(3, 2), x)
+    check_cell_grads(nn.AvgPool1d(3, 2, pad_mode="same"), randn(2, 2, 7))
+
+
 def test_max_pool2d_with_indices_gradient():
     x = RNG.permutation(36).reshape(1, 1, 6, 6) / 7.0   # distinct values: the max is unique
 

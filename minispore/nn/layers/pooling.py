@@ -1,9 +1,14 @@
-"""MaxPool2d and AvgPool2d over NCHW inputs (MindSpore's defaults: kernel 1, stride 1, 'valid').
+"""MaxPool2d and AvgPool2d over NCHW inputs, MaxPool1d and AvgPool1d over NCL (or CL) inputs
+(MindSpore's defaults: kernel 1, stride 1, 'valid').
 
     >>> import minispore as ms
     >>> ms.nn.MaxPool2d(kernel_size=2, stride=2)(ms.ops.ones((1, 1, 4, 4))).shape
     (1, 1, 2, 2)
+    >>> ms.nn.AvgPool1d(kernel_size=3, stride=2)(ms.ops.ones((2, 4, 9))).shape
+    (2, 4, 4)
 """
+import numbers
+
 from ...ops import functional as F
 from .. import validation as V
 from ..cell import Cell
@@ -71,3 +76,81 @@ class AvgPool2d(_Pool2d):
         return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override or 0,
                             pad_mode=self.pad_mode)
+
+
+# ***** 1-D: a row of height 1 through the 2-D pools (their gradients, and one code path) *****
+
+def _single(value, name, owner):
+    """An int or a one-element tuple of ints, as an int."""
+    if not isinstance(value, numbers.Integral):
+        if len(tuple(value)) != 1:
+            raise ValueError(f"{owner}: {name} must be an int or a 1-tuple, got {value!r}")
+        (value,) = value
+    return value
+
+
+class _Pool1d(Cell):
+    def __init__(self, pool, pad_mode, padding):
+        super().__init__()
+        self.pool = pool  # the 2-D pool over (N, C, 1, L)
+        self.kernel_size, self.stride = pool.kernel_size[1], pool.stride[1]
+        self.pad_mode, self.padding = pool.pad_mode, padding
+
+    def extend_repr(self):
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"pad_mode={self.pad_mode}, padding={self.padding}")
+
+    def construct(self, x):
+        if x.ndim not in (2, 3):
+            raise ValueError(f"{type(self).__name__}: input must be (N, C, L) or (C, L), "
+                             f"got shape {tuple(x.shape)}")
+        batched = x.ndim == 3
+        rows = F.expand_dims(x if batched else F.expand_dims(x, 0), 2)
+        out = self.pool(rows)
+        if isinstance(out, tuple):  # MaxPool1d(return_indices=True): positions along L
+            return tuple(self._unrow(o, batched) for o in out)
+        return self._unrow(out, batched)
+
+    @staticmethod
+    def _unrow(out, batched):
+        out = F.squeeze(out, 2)
+        return out if batched else F.squeeze(out, 0)
+
+
+class MaxPool1d(_Pool1d):
+    """Maximum over each kernel_size window along the last axis of an (N, C, L) or (C, L)
+    input, moving by stride. pad_mode, padding (an int), dilation, return_indices (int64
+    positions along L of each window's first maximum) and ceil_mode as MaxPool2d.
+
+        >>> x = ms.Tensor(np.array([[[1.0, 4.0, 3.0, 2.0]]], np.float32))
+        >>> ms.nn.MaxPool1d(2, 2)(x).asnumpy().tolist()
+        [[[4.0, 3.0]]]
+    """
+
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, dilation=1,
+                 return_indices=False, ceil_mode=False):
+        owner = "MaxPool1d"
+        padding = _single(padding, "padding", owner)
+        super().__init__(MaxPool2d((1, _single(kernel_size, "kernel_size", owner)),
+                                   (1, _single(stride, "stride", owner)), pad_mode,
+                                   (0, padding), (1, _single(dilation, "dilation", owner)),
+                                   return_indices, ceil_mode), pad_mode, padding)
+
+
+class AvgPool1d(_Pool1d):
+    """Mean over each kernel_size window along the last axis of an (N, C, L) or (C, L)
+    input, moving by stride; pad_mode, padding (an int), ceil_mode and count_include_pad as
+    AvgPool2d.
+
+        >>> x = ms.Tensor(np.array([[[1.0, 4.0, 3.0, 2.0]]], np.float32))
+        >>> ms.nn.AvgPool1d(2, 2)(x).asnumpy().tolist()
+        [[[2.5, 2.5]]]
+    """
+
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False,
+                 count_include_pad=True):
+        owner = "AvgPool1d"
+        padding = _single(padding, "padding", owner)
+        super().__init__(AvgPool2d((1, _single(kernel_size, "kernel_size", owner)),
+                                   (1, _single(stride, "stride", owner)), pad_mode,
+                                   (0, padding), ceil_mode, count_include_pad), pad_mode, padding)
