@@ -51,9 +51,9 @@ class MLP(nn.Cell):
         return self.layers[-1](x)
 
 
-def train_steps(model, optimizer, x, labels, steps):
-    """`steps` compiled train steps (value_and_grad + optimizer: the MindSpore 2.x pattern);
-    the losses and the final parameters."""
+def compiled_train_step(model, optimizer):
+    """A jitted train step(x, labels) -> cross-entropy loss: value_and_grad + optimizer, the
+    MindSpore 2.x pattern."""
     loss_fn = nn.CrossEntropyLoss()
     grad_fn = ms.value_and_grad(lambda x, y: loss_fn(model(x), y), None, optimizer.parameters)
 
@@ -63,6 +63,12 @@ def train_steps(model, optimizer, x, labels, steps):
         optimizer(grads)
         return loss
 
+    return step
+
+
+def train_steps(model, optimizer, x, labels, steps):
+    """`steps` compiled train steps; the losses and the final parameters."""
+    step = compiled_train_step(model, optimizer)
     losses = [step(x, labels).asnumpy() for _ in range(steps)]
     return losses + [p.asnumpy() for p in model.trainable_params()]
 

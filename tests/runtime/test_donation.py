@@ -6,6 +6,7 @@ import pytest
 import minispore as ms
 from minispore import nn, ops
 
+from graph_workloads import compiled_train_step
 from helpers import assert_close
 
 IN, OUT, BATCH = 256, 256, 128  # the weight's gradient GEMM is past blas.MIN_MACS
@@ -19,31 +20,21 @@ def _problem(seed=0):
     return w, x, labels
 
 
-def _train_step(w, lr=0.1):
+def _train_step(w):
     """(net, jitted SGD step(x, labels) -> loss) for one Dense layer and cross-entropy."""
     net = nn.Dense(IN, OUT, weight_init=ms.Tensor(w), bias_init="zeros")
-    optimizer = nn.SGD(net.trainable_params(), learning_rate=lr)
-    loss_fn = nn.CrossEntropyLoss()
-    grad_fn = ms.value_and_grad(lambda x, y: loss_fn(net(x), y), None, optimizer.parameters)
-
-    @ms.jit
-    def step(x, y):
-        loss, grads = grad_fn(x, y)
-        optimizer(grads)
-        return loss
-
-    return net, step
+    return net, compiled_train_step(net, nn.SGD(net.trainable_params(), learning_rate=0.1))
 
 
-def _reference_weights(w, x, labels, steps, lr=0.1):
-    """The weight after `steps` SGD steps, in PyNative (no buffer is ever reused there)."""
-    net, _ = _train_step(w, lr)
-    optimizer = nn.SGD(net.trainable_params(), learning_rate=lr)
-    loss_fn = nn.CrossEntropyLoss()
-    grad_fn = ms.value_and_grad(lambda a, b: loss_fn(net(a), b), None, optimizer.parameters)
-    for _ in range(steps):
-        _, grads = grad_fn(ms.Tensor(x), ms.Tensor(labels))
-        optimizer(grads)
+def _reference_weights(w, x, labels, steps):
+    """The weight after `steps` SGD steps run eagerly (no buffer is ever reused there)."""
+    net, step = _train_step(w)
+    ms.set_context(jit_enable=False)
+    try:
+        for _ in range(steps):
+            step(ms.Tensor(x), ms.Tensor(labels))
+    finally:
+        ms.set_context(jit_enable=True)
     return net.weight.asnumpy()
 
 
