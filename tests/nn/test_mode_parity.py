@@ -110,7 +110,7 @@ def conv_then(layer, out_shape, training=True):
     return Setup(net, randn((2, 2, 5, 5), 3), randn(out_shape, 4), training=training)
 
 
-def dense_then(layer, out_shape):
+def sequence_then(layer, out_shape):
     """Dense(4, 6) on a (2, 3, 4) input (an (N, C, L) sequence of length 6), then `layer`."""
     net = nn.SequentialCell([nn.Dense(4, 6), layer])
     return Setup(net, randn((2, 3, 4), 3), randn(out_shape, 4))
@@ -226,10 +226,10 @@ LAYER_CASES = [
                                                                    ceil_mode=True),
                                                       (2, 3, 2, 2))),
     (nn.MaxPool2d, "return-indices", lambda: conv_then(PooledWithIndices(), (2, 3, 3, 3))),
-    (nn.MaxPool1d, "valid", lambda: dense_then(nn.MaxPool1d(2, 2), (2, 3, 3))),
-    (nn.MaxPool1d, "same", lambda: dense_then(nn.MaxPool1d(3, 2, pad_mode="same"), (2, 3, 3))),
-    (nn.AvgPool1d, "pad", lambda: dense_then(nn.AvgPool1d(3, 2, pad_mode="pad", padding=1),
-                                             (2, 3, 3))),
+    (nn.MaxPool1d, "valid", lambda: sequence_then(nn.MaxPool1d(2, 2), (2, 3, 3))),
+    (nn.MaxPool1d, "same", lambda: sequence_then(nn.MaxPool1d(3, 2, pad_mode="same"), (2, 3, 3))),
+    (nn.AvgPool1d, "pad", lambda: sequence_then(nn.AvgPool1d(3, 2, pad_mode="pad", padding=1),
+                                                (2, 3, 3))),
     (nn.AvgPool2d, "valid", lambda: conv_then(nn.AvgPool2d(2, 2), (2, 3, 2, 2))),
     (nn.AvgPool2d, "same", lambda: conv_then(nn.AvgPool2d(3, 2, pad_mode="same"),
                                              (2, 3, 3, 3))),
