@@ -171,7 +171,8 @@ def _sparse_ce_impl(xp, logits, labels, ignore_index, reduction):
     total = loss.sum()
     if reduction == "sum":
         return total
-    return total / (n if counted is None else counted.sum().astype(logits.dtype))
+    with np.errstate(invalid="ignore"):  # no label counts: the mean is nan (PyTorch's too)
+        return total / (n if counted is None else counted.sum().astype(logits.dtype))
 
 
 # Graph mode's kernel: each row's max, sum of exps and loss in one pass (the numpy impl is
@@ -242,16 +243,17 @@ def _sparse_ce_grad_impl(xp, logits, labels, dout, ignore_index, reduction):
     grad = softmax_p.impl(xp, logits, (1,))
     counted = None if ignore_index is None else labels != ignore_index
     grad[xp.arange(n), labels if counted is None else xp.where(counted, labels, 0)] -= 1
-    if counted is not None:  # an ignored row is 0 even where its logits are not finite
-        grad = xp.where(counted[:, None], grad, 0)
     # dout spread over the rows as the reduction gathered them
     if reduction == "none":
         scale = dout[:, None]
     elif reduction == "sum":
         scale = dout
-    else:
-        scale = dout / (n if counted is None else counted.sum())
-    return (grad * scale).astype(logits.dtype, copy=False)
+    else:  # a mean over no counted label has gradient 0, as PyTorch's
+        scale = dout / xp.maximum(n if counted is None else counted.sum(), 1)
+    grad = grad * scale
+    if counted is not None:  # an ignored row is 0 even where its logits or scale are not finite
+        grad = xp.where(counted[:, None], grad, 0)
+    return grad.astype(logits.dtype, copy=False)
 
 
 def _sparse_ce_grad_bprop(logits, labels, dout, out, g, ignore_index, reduction):

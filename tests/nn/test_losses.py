@@ -128,6 +128,19 @@ def test_log_softmax_cell_on_extreme_logits():
     assert np.isfinite(nn.Softmax()(T(EXTREME)).asnumpy()).all()
 
 
+def test_cross_entropy_with_every_label_ignored_is_nan_with_zero_gradient(mode):
+    # PyTorch's answer: the mean over no label is nan, and nothing reaches the logits
+    labels = T(np.full(5, -100, np.int32))
+    loss_fn = nn.CrossEntropyLoss()
+    grad_fn = ms.value_and_grad(lambda z: loss_fn(z, labels))
+    if mode == "graph":
+        grad_fn = ms.jit(grad_fn)
+    with np.errstate(all="raise"):  # and no warning on the way
+        loss, grad = grad_fn(T(LOGITS))
+    assert np.isnan(loss.asnumpy())
+    np.testing.assert_array_equal(grad.asnumpy(), np.zeros(LOGITS.shape))
+
+
 def test_cross_entropy_loss_ignore_index_without_weight():
     labels = np.array([0, 3, 1, 1, 2])
     picked = -log_softmax(LOGITS)[np.arange(5), labels]
