@@ -2,7 +2,8 @@
 PyNative mode and a numpy float64 reference.
 
 Each graph is a random DAG over a few float32 inputs with broadcasting shapes: unary and
-binary elementwise ops, comparisons feeding selects, reductions and matmuls. Seeds are fixed,
+binary elementwise ops, comparisons feeding selects, reductions and matmuls (by a constant,
+and x (x^T x), whose transposes Graph mode folds into the products' flags). Seeds are fixed,
 so a failure reproduces; there are few graphs because each distinct fused kernel compiles.
 """
 import numpy as np
@@ -38,7 +39,8 @@ def random_program(seed, n_ops=10):
     shapes = [(4, 6)] + [SHAPES[i] for i in rng.integers(0, len(SHAPES), 2)]
     steps, n_values = [], len(shapes)
     for _ in range(n_ops):
-        kind = rng.choice(["unary", "binary", "binary", "reduce", "matmul"], p=[.35, .25, .25, .1, .05])
+        kind = rng.choice(["unary", "binary", "binary", "reduce", "matmul", "gram"],
+                          p=[.33, .24, .24, .1, .05, .04])
         if kind == "unary":
             steps.append(("unary", rng.choice(sorted(UNARY)), (int(rng.integers(n_values)),)))
         elif kind == "binary":
@@ -47,7 +49,7 @@ def random_program(seed, n_ops=10):
         elif kind == "reduce":
             steps.append(("reduce", int(rng.integers(0, 2)), (int(rng.integers(n_values)),)))
         else:
-            steps.append(("matmul", None, (int(rng.integers(n_values)),)))
+            steps.append((str(kind), None, (int(rng.integers(n_values)),)))
         n_values += 1
     return shapes, steps
 
@@ -56,6 +58,8 @@ def random_program(seed, n_ops=10):
 REDUCE = (lambda t, axis: t.sum(axis=axis, keep_dims=True), lambda a, axis: a.sum(axis=axis, keepdims=True))
 HALF_EYE = (lambda t: ops.matmul(t, ms.Tensor(np.eye(6, dtype=np.float32) * 0.5)),
             lambda a: a @ (np.eye(6) * 0.5))
+GRAM = (lambda t: ops.matmul(t, ops.matmul(ops.transpose(t, (1, 0)), t)) * 0.05,
+        lambda a: a @ (a.T @ a) * 0.05)
 
 
 def run_program(steps, inputs, side):
@@ -70,7 +74,8 @@ def run_program(steps, inputs, side):
         elif kind == "reduce":
             out = REDUCE[side](xs[0], name) if xs[0].ndim == 2 else xs[0] * 1.0
         else:  # (.., 6) @ (6, 6) keeps shapes broadcast-compatible
-            out = HALF_EYE[side](xs[0]) if xs[0].ndim == 2 and xs[0].shape[-1] == 6 else xs[0]
+            product = (HALF_EYE if kind == "matmul" else GRAM)[side]
+            out = product(xs[0]) if xs[0].ndim == 2 and xs[0].shape[-1] == 6 else xs[0]
         values.append(out)
     return sum(v.sum() for v in values[len(inputs):])
 
