@@ -11,7 +11,7 @@ A group's reductions share one set of reduced axes, and no node of its loops may
 reduced value (it is complete only after the whole loop). Elementwise nodes of the reduced
 shape that read reduced values join as the group's *epilogue*: the kernel runs them after
 its loops, over the reduced shape (an SGD bias update `b - lr * sum(g, 0)` is one kernel
-with the gradient's sum; so is a mean `sum(x) * (1 / n)`).
+with the gradient's sum; so is a mean over an axis, the sum divided by its length).
 Matmul, conv and other reductions are boundaries: they run on BLAS / numpy.
 """
 from dataclasses import dataclass, field

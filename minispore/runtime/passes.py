@@ -172,7 +172,7 @@ def fold_transposes_into_products(graph):
                     and view.attrs["perm"] == _last_axes_swap(len(view.inputs[0].shape))):
                 node.inputs[i] = view.inputs[0]
                 flags[k] = not flags[k]
-        node.attrs = dict(transpose_attrs(*flags))
+        node.attrs = transpose_attrs(*flags)
     return dce(graph)
 
 
