@@ -249,7 +249,7 @@ def _sparse_ce_grad_impl(xp, logits, labels, dout, ignore_index, reduction):
     elif reduction == "sum":
         scale = dout
     else:  # a mean over no counted label has gradient 0, as PyTorch's
-        scale = dout / xp.maximum(n if counted is None else counted.sum(), 1)
+        scale = dout / (max(n, 1) if counted is None else xp.maximum(counted.sum(), 1))
     grad = grad * scale
     if counted is not None:  # an ignored row is 0 even where its logits or scale are not finite
         grad = xp.where(counted[:, None], grad, 0)
