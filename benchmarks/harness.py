@@ -121,6 +121,22 @@ def median_of_calls(fn, n):
 
 # ***** frameworks *****
 
+def mindspore_train_step(ms, model, loss_fn, optimizer, jit):
+    """train_step(data, label) -> loss in the MindSpore 2.x tutorial pattern: value_and_grad
+    over the optimizer's parameters, then optimizer(grads); jit=True compiles it (ms.jit)."""
+    def forward_fn(data, label):
+        return loss_fn(model(data), label)
+
+    grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
+
+    def train_step(data, label):
+        loss, grads = grad_fn(data, label)
+        optimizer(grads)
+        return loss
+
+    return ms.jit(train_step) if jit else train_step
+
+
 def import_torch():
     """torch with one intra-op and one inter-op thread."""
     import torch

@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from . import harness
-from .harness import Adapters, main
+from .harness import Adapters, main, mindspore_train_step
 
 SIZES = (784, 256, 256, 10)
 BATCH = 128
@@ -123,18 +123,8 @@ def minispore_train_step(jit):
     model = MLP()
     loss_fn = nn.CrossEntropyLoss()
     optimizer = nn.SGD(model.trainable_params(), learning_rate=LR)
-
-    def forward_fn(data, label):
-        return loss_fn(model(data), label)
-
-    grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
-
-    def train_step(data, label):
-        loss, grads = grad_fn(data, label)
-        optimizer(grads)
-        return loss
-
-    return ms, (ms.jit(train_step) if jit else train_step), ms.Tensor(x), ms.Tensor(labels)
+    train_step = mindspore_train_step(ms, model, loss_fn, optimizer, jit)
+    return ms, train_step, ms.Tensor(x), ms.Tensor(labels)
 
 
 @ADAPTERS.add("minispore_pynative")

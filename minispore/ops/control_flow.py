@@ -138,7 +138,7 @@ def _while_batch(prim, args, dims, axis_size, loop):
 
 while_loop_p = Primitive(
     "while_loop", infer=_while_infer, impl=_while_impl, bprop=_while_bprop,
-    batch=_while_batch, multiple_results=True,
+    batch=_while_batch, multiple_results=True, host_io=True,  # the condition is tested in Python
     doc="carried values after `while cond(*carried, *invariants): carried = body(...)`; "
         "inputs: carried..., invariants...; attribute loop: a LoopSpec")
 
@@ -196,7 +196,7 @@ def _vjp_bprop(*args, loop):
 
 while_loop_vjp_p = Primitive(
     "while_loop_vjp", infer=_vjp_infer, impl=_vjp_impl, bprop=_vjp_bprop, batch=_vjp_batch,
-    multiple_results=True,
+    multiple_results=True, host_io=True,
     doc="gradients of a while_loop for its float inputs; inputs: its inputs, then one "
         "cotangent per carried value (re-runs the loop, then its body's backward in reverse)")
 

@@ -13,6 +13,7 @@ from . import batching as B
 from . import functional as F
 from . import infer as I
 from .arguments import as_tensor, op_error
+from .linalg import product
 from .primitive import Aval, OpShapeError, OpTypeError, Primitive
 from .window import (
     explicit_padding,
@@ -119,7 +120,7 @@ def _conv2d_impl(xp, x, w, stride, padding, dilation, groups):
     # and group one matmul whose (O/groups, Ho * Wo) result is already NCHW
     cols = patches.reshape(n, groups, depth, ho * wo)
     weight = _grouped_weight(w, groups, (0, 1, 3, 2, 4)).reshape(groups, -1, depth)
-    return xp.matmul(weight, cols).reshape(n, out_channels, ho, wo)
+    return product(xp, weight, cols).reshape(n, out_channels, ho, wo)
 
 
 def _conv2d_bprop(x, w, out, dout, **attrs):
@@ -176,7 +177,7 @@ def _input_grad_impl(xp, dout, w, input_size, stride, padding, dilation, groups)
     shifted = shifted.reshape(n, groups, out_channels // groups * kw, ho * wide)  # a copy
     weight = _grouped_weight(w, groups, (0, 2, 3, 1, 4))  # (g, C/g, kh, O/g, kw)
     cg = weight.shape[1]
-    columns = xp.matmul(weight.reshape(groups, cg * kh, -1), shifted)
+    columns = product(xp, weight.reshape(groups, cg * kh, -1), shifted)
     columns = columns.reshape(n, groups * cg, kh, ho, wide)
     out = xp.zeros((n, groups * cg, hp, wide), dout.dtype)
     for i in range(kh):
@@ -212,7 +213,7 @@ def _filter_grad_impl(xp, x, dout, kernel_size, stride, padding, dilation, group
     # first step when the stride along H is 1 (no im2col copy at all), else a copy
     rows = patches.transpose(0, 2, 1, 3, 4, 5, 6).reshape(n, kh, groups, cg * kw, ho * wo)
     dout = dout.reshape(n, 1, groups, out_channels // groups, ho * wo)
-    per_sample = xp.matmul(rows, dout.swapaxes(-1, -2))
+    per_sample = product(xp, rows, dout.swapaxes(-1, -2))
     dw = per_sample.sum(axis=0).reshape(kh, groups, cg, kw, -1)  # (kh, g, C/g, kw, O/g)
     return xp.ascontiguousarray(dw.transpose(1, 4, 2, 0, 3)).reshape(out_channels, cg, kh, kw)
 

@@ -24,7 +24,7 @@ def _print_batch(prim, args, dims, axis_size, **attrs):
 
 
 print_p = Primitive("print", infer=lambda *avals, template, sep, end: Aval((), np.dtype(np.bool_)),
-                    impl=_print_impl, effect=True,
+                    impl=_print_impl, effect=True, host_io=True,
                     bprop=lambda *args, template, sep, end: (None,) * (len(args) - 2),
                     batch=_print_batch,
                     doc="print the template, tensors (the positional inputs) where it holds None")

@@ -22,7 +22,7 @@ def _dropout_mask_batch(prim, args, dims, axis_size, p, seed):
 # A primitive, not a constant built while tracing: a compiled graph then draws a new mask on
 # every run. `effect` keeps graph passes from folding, merging or dropping the draw.
 dropout_mask = Primitive(
-    "dropout_mask", infer=lambda x, p, seed: x, impl=_dropout_mask_impl, effect=True,
+    "dropout_mask", infer=lambda x, p, seed: x, impl=_dropout_mask_impl, effect=True, host_io=True,
     bprop=lambda x, out, dout, p, seed: (None,),  # the mask does not depend on x's values
     batch=_dropout_mask_batch,
     doc="keep-mask of x's shape and dtype: 1 / (1 - p) with probability 1 - p, else 0")

@@ -1,9 +1,9 @@
-"""Matrix multiplication (BLAS: minispore's OpenBLAS on CPU, cuBLAS through CuPy; a kernel
+"""Matrix multiplication (BLAS: minispore's OpenBLAS on CPU, cuBLAS on GPU; a kernel
 boundary for graph fusion)."""
 import numpy as np
 
 from ..grad.backward import needs_input_grad
-from ..runtime import blas
+from ..runtime import blas, cublas
 from . import batching as B
 from . import functional as F
 from . import infer as I
@@ -86,9 +86,14 @@ def _operands(xp, x, y, transpose_a, transpose_b):
             xp.swapaxes(y, -1, -2) if transpose_b else y)
 
 
+def product(xp, x, y):
+    """numpy.matmul(x, y) on the device's BLAS: minispore's OpenBLAS, or cuBLAS (called so
+    that a CUDA graph can record it)."""
+    return blas.matmul(x, y) if xp is np else cublas.matmul(x, y)
+
+
 def _matmul_impl(xp, x, y, transpose_a=False, transpose_b=False):
-    x, y = _operands(xp, x, y, transpose_a, transpose_b)
-    return blas.matmul(x, y) if xp is np else xp.matmul(x, y)
+    return product(xp, *_operands(xp, x, y, transpose_a, transpose_b))
 
 
 matmul = Primitive("matmul", infer=_matmul_infer, impl=_matmul_impl,
@@ -135,7 +140,7 @@ def _addmm_impl(xp, c, a, b, alpha, transpose_a=False, transpose_b=False):
     a, b = _operands(xp, a, b, transpose_a, transpose_b)
     if xp is np:
         return blas.addmm(c, a, b, alpha)
-    return c + alpha * xp.matmul(a, b)
+    return c + alpha * cublas.matmul(a, b)
 
 
 def _addmm_in_place(xp, c, a, b, alpha, transpose_a=False, transpose_b=False):

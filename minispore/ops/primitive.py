@@ -28,6 +28,9 @@ A row is `Primitive(name, infer=..., impl=..., bprop=..., [expr=..., jvp=..., ..
   when nothing else can see the old value: no new buffer, no copy (see `runtime.executor`).
 * ``multiple_results`` — impl returns a tuple; ``dout`` in bprop is then a tuple too.
 * ``effect`` — writes state (assign): never removed or reordered by graph passes.
+* ``host_io`` — impl exchanges data with the host on every run (draws from numpy's generator,
+  prints, tests a loop condition in Python): a recorded replay of the device work alone would
+  repeat the first run's values, so a program with such a step is never replayed as a CUDA graph.
 
 Array data is positional, static attributes are keywords (hashable: they are part of graph
 cache keys). Calling a primitive binds it to the current interpreter: `prim(x, y, axis=0)`.
@@ -85,7 +88,8 @@ class Primitive:
     """One row of the primitive table (see the module docstring)."""
 
     def __init__(self, name, *, infer, impl, bprop, expr=None, jvp=None, batch=None,
-                 kernel=None, in_place=None, multiple_results=False, effect=False, doc=None):
+                 kernel=None, in_place=None, multiple_results=False, effect=False, host_io=False,
+                 doc=None):
         if name in REGISTRY:
             raise ValueError(f"primitive {name!r} is defined twice")
         self.name = self.__name__ = name
@@ -99,6 +103,7 @@ class Primitive:
         self.in_place = in_place
         self.multiple_results = multiple_results
         self.effect = effect
+        self.host_io = host_io
         self.__doc__ = doc
         REGISTRY[name] = self
 

@@ -21,6 +21,7 @@ from minispore.ops.primitive import REGISTRY
 from minispore.runtime import cache_dir, device
 from minispore.runtime.codegen import cuda_gpu
 
+from gpu_env import GPU_MARKS
 from graph_workloads import WORKLOADS
 from helpers import run_in_mode, to_numpy
 
@@ -30,18 +31,8 @@ import test_cuda_codegen as codegen_walk  # noqa: E402  (the walk and its inputs
 import test_registry as registry  # noqa: E402  (SAMPLES and the vjp helpers)
 
 
-def _why_no_gpu():
-    try:
-        import cupy
-        count = cupy.cuda.runtime.getDeviceCount()
-    except Exception as e:  # no CuPy, no driver, no device
-        return f"CuPy or the GPU is not usable: {type(e).__name__}: {e}"
-    return None if count > 0 else "no CUDA device"
-
-
-NO_GPU = _why_no_gpu()
 USER_CUPY_CACHE_DIR = os.environ.get("CUPY_CACHE_DIR")  # minispore keeps a user's choice
-pytestmark = [pytest.mark.gpu, pytest.mark.skipif(NO_GPU is not None, reason=str(NO_GPU))]
+pytestmark = GPU_MARKS
 
 
 def on(device_target, fn, *args):
@@ -130,7 +121,7 @@ def test_every_primitive_gives_the_cpu_values_and_gradients(name, mode, no_kerne
         what = f"{name} sample {k} ({mode})"
         assert_same(on("GPU", _values, prim, sample, mode),
                     on("CPU", _values, prim, sample, mode), what)
-        if name not in registry.NO_GRADIENT:
+        if name not in registry.NO_GRADIENT and name not in registry.FIRST_ORDER_ONLY:
             assert_same(on("GPU", _gradients, prim, sample, mode),
                         on("CPU", _gradients, prim, sample, mode), what + " gradient")
 
@@ -148,14 +139,20 @@ def test_every_fused_group_of_the_walk_runs_as_a_cuda_kernel_with_numpys_values(
             want = [np.broadcast_to(np.asarray(w), group.shape).astype(v.dtype)
                     for v, w in zip(group.outputs, group.run_nodes(np, host))]
         step = cuda_gpu.CudaGroupStep(group)
-        got = step(cupy, *[a if v.const is not None else cupy.asarray(a)
-                           for v, a in zip(group.inputs, host)])
-        assert step.failed is None, f"{case}: {step.failed}\n{step.source}"
-        try:
-            # CUDA's float32 libm is within 2-4 ulp, numpy's within 1-4
-            assert_same([g.get() for g in got], want, repr(case), f32=(2e-6, 0), f64=(1e-14, 0))
-        except AssertionError as e:
-            failures.append(str(e))
+        # as the operands come (broadcast: the ElementwiseKernel), then each of the group's
+        # full shape (contiguous: the flat kernel)
+        full = [np.ascontiguousarray(np.broadcast_to(a, group.shape)) for a in host]
+        for flat in (False, True):
+            got = step(cupy, *[a if v.const is not None else cupy.asarray(f if flat else a)
+                               for v, a, f in zip(group.inputs, host, full)])
+            assert step.failed is None, f"{case}: {step.failed}\n{step.source}"
+            assert not flat or step.flat, f"{case}: the flat kernel did not run"
+            try:
+                # CUDA's float32 libm is within 2-4 ulp, numpy's within 1-4
+                assert_same([g.get() for g in got], want, f"{case!r} flat={flat}",
+                            f32=(2e-6, 0), f64=(1e-14, 0))
+            except AssertionError as e:
+                failures.append(str(e))
     assert not failures, f"{len(failures)} groups differ:\n" + "\n".join(failures[:10])
 
 

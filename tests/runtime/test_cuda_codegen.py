@@ -21,9 +21,9 @@ import pytest
 
 import minispore as ms
 from minispore.ops.primitive import REGISTRY, Aval, OpError
-from minispore.runtime import cache_dir, device
+from minispore.runtime import cache_dir, cublas, device
 from minispore.runtime import compile as compile_module
-from minispore.runtime.codegen import cuda_gpu
+from minispore.runtime.codegen import cuda_gpu, cuda_graph
 from minispore.runtime.executor import Program, interpreted_steps
 from minispore.runtime.fuse import FusedGroup, partition
 from minispore.runtime.ir import Graph, Node, Var
@@ -213,10 +213,12 @@ def _compile(tmp_path, command, text, suffix):
 @pytest.mark.skipif(NVCC is None, reason="nvcc not installed")
 def test_every_kernel_compiles_with_nvcc(all_sources, tmp_path):
     kernels = [elementwise_loop(s, host=False) for s in all_sources.values()]
+    kernels += [cuda_gpu.render_flat(s) for s in all_sources.values()]
     text = cuda_gpu.PREAMBLE + "\n" + "\n".join(kernels)
     result = _compile(tmp_path, [NVCC, "--ptx", "-std=c++17", "-o", "kernels.ptx"], text, ".cu")
     ptx = (tmp_path / "kernels.ptx").read_text()
-    assert all(f".entry {name}(" in ptx for name in all_sources), result.stderr
+    for name in all_sources:
+        assert f".entry {name}(" in ptx and f".entry {name}_flat(" in ptx, result.stderr
 
 
 # inputs for the host run: edge values of each dtype, cycled over each operand's shape
@@ -361,6 +363,7 @@ def fake_gpu(monkeypatch):
         monkeypatch.setitem(sys.modules, name, module)
     monkeypatch.delenv("CUPY_CACHE_DIR", raising=False)
     monkeypatch.setattr(cuda_gpu, "_kernels", {})
+    monkeypatch.setattr(cublas, "matmul", sys.modules["cupy"].matmul)  # no cuBLAS here
     ms.set_context(device_target="GPU")
     yield sys.modules["cupy"]
     ms.set_context(device_target="CPU")
@@ -381,3 +384,11 @@ def test_graph_programs_run_their_cuda_kernels_end_to_end(fake_gpu):
     for name in names:
         for got, want in zip(on_gpu[name], WORKLOADS[name](np.float32)):
             np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-6, err_msg=name)
+
+
+# ***** CUDA-graph replay policy (the replay itself: tests/gpu/test_cuda_graphs.py) *****
+
+def test_replay_is_for_many_steps_over_small_arrays():
+    assert cuda_graph.worth_replaying(40, [np.zeros(1000, np.float32)] * 10) is None
+    big = np.zeros(1 << 20, np.float32)  # 4 MB
+    assert "cost more than it saves" in cuda_graph.worth_replaying(1, [big, big])

@@ -8,7 +8,7 @@ import pytest
 
 import minispore as ms
 from minispore import nn, ops
-from minispore.runtime import device
+from minispore.runtime import cublas, device
 
 from fake_device import DeviceArray, FakeNamespace, Transfers
 from graph_workloads import WORKLOADS
@@ -21,6 +21,7 @@ def fake_device(monkeypatch):
     monkeypatch.setattr(device, "_xp", fake)
     monkeypatch.setattr(device, "current_xp", fake)
     monkeypatch.setattr(device, "_scalars", {})
+    monkeypatch.setattr(cublas, "matmul", fake.matmul)  # products on the fake: numpy's
     Transfers.downloads = Transfers.uploads = 0
     return fake
 

@@ -29,11 +29,13 @@ def lower(graph, donations=()):
                         donations=donations)
 
 
-def lower_groups(graph, lower_group, fuse_reductions=False, lower_node=None, donations=()):
+def lower_groups(graph, lower_group, fuse_reductions=False, lower_node=None, donations=(),
+                 program_class=Program):
     """(Program, kernel sources or None): each fused group runs as `lower_group(group)` (a step
     with a `.source`), every other node as its primitive impl, or as `lower_node(node)` where
     that gives a step (primitives with a CpuKernel). fuse_reductions: the backend's kernels
-    also accumulate reductions (fuse.partition)."""
+    also accumulate reductions (fuse.partition); program_class: Program or a subclass (the
+    GPU's replays CUDA graphs)."""
     sources = []
 
     def steps(g):
@@ -53,5 +55,5 @@ def lower_groups(graph, lower_group, fuse_reductions=False, lower_node=None, don
                 yield (item.prim.impl if step is None else step, item.inputs, item.outputs,
                        item.attrs, item.prim.multiple_results, f"ops.{item.prim.name}", item.loc)
 
-    program = Program(graph, steps, donations)
+    program = program_class(graph, steps, donations)
     return program, "\n\n".join(sources) or None
