@@ -16,7 +16,9 @@ even when each epoch uses a fresh iterator.
 """
 import numpy as np
 
+from ..core.tensor import Tensor
 from . import config
+from .iterators import DictIterator, TupleIterator
 
 __all__ = ["Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", "RepeatDataset"]
 
@@ -93,12 +95,10 @@ class Dataset:
             >>> for x, y in dataset.create_tuple_iterator():    # doctest: +SKIP
             ...     loss = train_step(x, y)
         """
-        from .iterators import TupleIterator
         return TupleIterator(self, num_epochs, output_numpy, columns)
 
     def create_dict_iterator(self, num_epochs=-1, output_numpy=False):
         """Like `create_tuple_iterator`, but each row is a dict column name -> Tensor."""
-        from .iterators import DictIterator
         return DictIterator(self, num_epochs, output_numpy)
 
     def __iter__(self):
@@ -242,5 +242,4 @@ def _names(columns, default):
 
 def _to_numpy(value):
     """A row value as a numpy array (Tensors and Python numbers included)."""
-    from ..core.tensor import Tensor
     return np.array(value.asnumpy()) if isinstance(value, Tensor) else np.asarray(value)
