@@ -1,5 +1,5 @@
-"""Parallel workers for pipeline steps: tasks run in threads or processes, results come back
-in submission order.
+"""Parallel workers for pipeline steps: tasks run in threads or processes (see
+worker_processes.py), results come back in submission order.
 
 A step hands `run_ordered` a *job* (an object with `run(task) -> result`) and an iterator of
 tasks (typically a block of rows each). With one worker the job runs inline; with more, a
@@ -15,22 +15,11 @@ ends: normally, on an error, on KeyboardInterrupt, or when the consumer stops ea
 Task assignment is round-robin (task k goes to worker k % n), as PyTorch's DataLoader does,
 so a dead worker identifies the task it died on.
 """
-import multiprocessing
-import os
-import pickle
-import queue
-import signal
 import traceback
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 
 from . import config
-
-# how long a worker waits for a task before checking that its parent is still alive, and how
-# long the consumer waits for a result before checking that the worker is still alive
-_POLL_S = 0.5
-_JOIN_S = 2.0
-
 
 class Failure:
     """What a job returns instead of raising: a message for the user and the traceback."""
@@ -66,7 +55,11 @@ def run_ordered(job, tasks, num_workers, use_processes, what):
         for task in tasks:
             yield _checked(job.run(task))
         return
-    pool = (_ProcessPool if use_processes else _ThreadPool)(job, num_workers, what)
+    if use_processes:
+        from .worker_processes import ProcessPool
+        pool = ProcessPool(job, num_workers, what)
+    else:
+        pool = _ThreadPool(job, num_workers)
     try:
         window = num_workers * config.get_prefetch_size()
         pending = 0
@@ -97,7 +90,7 @@ def _checked(result):
 class _ThreadPool:
     """Workers as threads: for jobs that release the GIL (image decoding, large numpy ops)."""
 
-    def __init__(self, job, num_workers, what):
+    def __init__(self, job, num_workers):
         self._job = job
         self._executor = ThreadPoolExecutor(num_workers, thread_name_prefix="minispore-data")
         self._futures = deque()
@@ -111,115 +104,3 @@ class _ThreadPool:
     def close(self):
         # running tasks finish (a thread cannot be stopped); queued ones are dropped
         self._executor.shutdown(wait=True, cancel_futures=True)
-
-
-class _ProcessPool:
-    """Workers as forked processes, one task queue and one result queue each."""
-
-    def __init__(self, job, num_workers, what):
-        self._what = what
-        context = _process_context()
-        self._workers = []
-        # every process starts before any queue is used: a queue's feeder thread must not
-        # exist yet when the next worker forks
-        for i in range(num_workers):
-            tasks, results = context.Queue(), context.Queue()
-            process = context.Process(target=_worker_main, name=f"minispore-data-{i}",
-                                      args=(job, tasks, results, os.getpid()), daemon=True)
-            try:
-                process.start()
-            except Exception as error:  # a spawn context must pickle the job
-                self._workers.append((process, tasks, results))
-                self.close()
-                raise RuntimeError(f"{what}: cannot start worker processes "
-                                   f"({context.get_start_method()} start method): {error}; "
-                                   f"use python_multiprocessing=False (threads) or picklable "
-                                   f"operations") from error
-            self._workers.append((process, tasks, results))
-        self._submitted = 0
-        self._received = 0
-        self._descriptions = deque()
-
-    def submit(self, task):
-        _, tasks, _ = self._workers[self._submitted % len(self._workers)]
-        # pickled here, not in the queue's feeder thread, which would only log a failure
-        tasks.put(pickle.dumps(task, pickle.HIGHEST_PROTOCOL))
-        self._descriptions.append(getattr(task, "description", f"task {self._submitted}"))
-        self._submitted += 1
-
-    def next_result(self):
-        index = self._received % len(self._workers)
-        process, _, results = self._workers[index]
-        description = self._descriptions.popleft()
-        self._received += 1
-        while True:
-            try:
-                return pickle.loads(results.get(timeout=_POLL_S))
-            except queue.Empty:
-                if not process.is_alive():
-                    break
-        raise RuntimeError(f"{self._what}: worker process {index} (pid {process.pid}) died "
-                           f"unexpectedly ({_exit_reason(process.exitcode)}) while working on "
-                           f"{description}; the pipeline was shut down")
-
-    def close(self):
-        for process, tasks, _ in self._workers:
-            if process.is_alive():
-                try:
-                    tasks.put(None)
-                except (OSError, ValueError):
-                    pass
-        for process, tasks, results in self._workers:
-            if process.pid is not None:
-                process.join(_JOIN_S)
-                if process.is_alive():  # stuck in a task (or in a send nobody reads)
-                    process.terminate()
-                    process.join(_JOIN_S)
-                if process.is_alive():
-                    process.kill()
-                    process.join()
-            for channel in (tasks, results):
-                channel.cancel_join_thread()  # never block on data nobody will read
-                channel.close()
-        self._workers = []
-
-
-def _process_context():
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-
-
-def _worker_main(job, tasks, results, parent_pid):
-    """A worker process: run tasks until told to stop or orphaned."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the consumer's to handle
-    results.cancel_join_thread()  # on exit, do not wait for a consumer that stopped reading
-    while True:
-        try:
-            task = tasks.get(timeout=_POLL_S)
-        except queue.Empty:
-            if os.getppid() != parent_pid:
-                return  # the consumer died without shutting us down
-            continue
-        if task is None:
-            return
-        result = job.run(pickle.loads(task))
-        if isinstance(result, Failure):
-            result.cause = None  # exceptions need not pickle; the text says it all
-        try:
-            payload = pickle.dumps(result, pickle.HIGHEST_PROTOCOL)
-        except Exception as error:  # noqa: BLE001  (e.g. an output that cannot pickle)
-            failure = failure_from(error, "the worker could not send its result back")
-            failure.cause = None
-            payload = pickle.dumps(failure)
-        results.put(payload)
-
-
-def _exit_reason(exitcode):
-    if exitcode is None:
-        return "still running"
-    if exitcode < 0:
-        try:
-            return f"killed by {signal.Signals(-exitcode).name}"
-        except ValueError:
-            return f"killed by signal {-exitcode}"
-    return f"exit code {exitcode}"

@@ -148,7 +148,8 @@ def test_output_shapes_types_and_sizes():
 
 
 def test_iterators_keep_strings_and_uint32_as_numpy():
-    data = ds.NumpySlicesDataset({"word": np.array(["a", "bb"]), "id": np.arange(2, dtype=np.uint32),
+    data = ds.NumpySlicesDataset({"word": np.array(["a", "bb"]),
+                                  "id": np.arange(2, dtype=np.uint32),
                                   "v": np.ones(2, np.float32)}, shuffle=False)
     word, ident, value = next(iter(data.create_tuple_iterator()))
     assert isinstance(word, np.ndarray) and str(word) == "a"

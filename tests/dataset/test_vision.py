@@ -60,10 +60,11 @@ def test_random_crop_picks_every_window_of_the_padded_image():
     op = vision.RandomCrop((4, 5), padding=(1, 2, 3, 0), fill_value=(9, 8, 7))
     padded = np.stack([np.pad(IMAGE[..., c], ((2, 0), (1, 3)), constant_values=v)
                        for c, v in enumerate((9, 8, 7))], axis=-1)  # 8 x 12
-    windows = {(t, l) for t in range(8 - 4 + 1) for l in range(12 - 5 + 1)}
+    windows = {(top, left) for top in range(8 - 4 + 1) for left in range(12 - 5 + 1)}
     seen = set()
     for crop in draws(op, IMAGE, 400):
-        match = [(t, l) for t, l in windows if np.array_equal(padded[t:t + 4, l:l + 5], crop)]
+        match = [(top, left) for top, left in windows
+                 if np.array_equal(padded[top:top + 4, left:left + 5], crop)]
         assert match, "the crop is not a window of the padded image"
         seen.add(match[0])
     assert len(seen) > 0.9 * len(windows)

@@ -10,7 +10,7 @@ from PIL import Image, ImageEnhance
 
 from .. import randomness
 from ..transforms.base import check_prob
-from .utils import ImageTransform
+from .utils import ImageTransform, pixels
 
 __all__ = ["Rescale", "Normalize", "AdjustBrightness", "AdjustContrast", "AdjustSaturation",
            "AdjustHue", "AdjustGamma", "RandomColorAdjust", "Grayscale", "RandomGrayscale",
@@ -51,15 +51,24 @@ class Normalize(ImageTransform):
                              f"got mean={mean.tolist()}, std={std.tolist()}")
         self.mean, self.std, self.is_hwc = mean, std, bool(is_hwc)
         self._scale = (1.0 / std.astype(np.float64)).astype(np.float32)
+        self._full = (None, None, None)  # (shape, mean, scale) spread over the last shape seen
 
     def _apply(self, image):
         channels = 1 if image.ndim == 2 else image.shape[2 if self.is_hwc else 0]
         if self.mean.size not in (1, channels):
             raise RuntimeError(f"Normalize: {self.mean.size} mean/std values for an image with "
                                f"{channels} channels (shape {image.shape})")
-        shape = (-1,) if self.is_hwc or image.ndim == 2 else (-1, 1, 1)
-        out = np.subtract(image, self.mean.reshape(shape), dtype=np.float32)
-        out *= self._scale.reshape(shape)
+        shape, mean, scale = self._full
+        if shape != image.shape:
+            # whole-image operands: numpy then runs one long loop instead of one loop of C
+            # elements per pixel, ~20x faster for RGB
+            axes = (-1,) if self.is_hwc or image.ndim == 2 else (-1, 1, 1)
+            mean = np.ascontiguousarray(np.broadcast_to(self.mean.reshape(axes), image.shape))
+            scale = np.ascontiguousarray(np.broadcast_to(self._scale.reshape(axes), image.shape))
+            self._full = (image.shape, mean, scale)
+        out = image.astype(np.float32)
+        out -= mean
+        out *= scale
         return out
 
 
@@ -71,15 +80,15 @@ def _rgb_pil(image, api):
 
 
 def adjust_brightness(image, factor):
-    return np.asarray(ImageEnhance.Brightness(_rgb_pil(image, "AdjustBrightness")).enhance(factor))
+    return pixels(ImageEnhance.Brightness(_rgb_pil(image, "AdjustBrightness")).enhance(factor))
 
 
 def adjust_contrast(image, factor):
-    return np.asarray(ImageEnhance.Contrast(_rgb_pil(image, "AdjustContrast")).enhance(factor))
+    return pixels(ImageEnhance.Contrast(_rgb_pil(image, "AdjustContrast")).enhance(factor))
 
 
 def adjust_saturation(image, factor):
-    return np.asarray(ImageEnhance.Color(_rgb_pil(image, "AdjustSaturation")).enhance(factor))
+    return pixels(ImageEnhance.Color(_rgb_pil(image, "AdjustSaturation")).enhance(factor))
 
 
 def adjust_hue(image, factor):
@@ -89,7 +98,7 @@ def adjust_hue(image, factor):
     hue, saturation, value = _rgb_pil(image, "AdjustHue").convert("HSV").split()
     shifted = (np.asarray(hue, np.int32) + int(round(factor * 255))) % 256
     hsv = Image.merge("HSV", (Image.fromarray(shifted.astype(np.uint8), "L"), saturation, value))
-    return np.asarray(hsv.convert("RGB"))
+    return pixels(hsv.convert("RGB"))
 
 
 def _checked_factor(factor, api, low=0.0, high=None):
@@ -198,7 +207,7 @@ def _gray(image, channels, api):
     if image.ndim == 2 or image.shape[2] == 1:
         gray = image.reshape(image.shape[:2])
     else:
-        gray = np.asarray(_rgb_pil(image, api).convert("L"))  # ITU-R 601-2 luma, Pillow's
+        gray = pixels(_rgb_pil(image, api).convert("L"))  # ITU-R 601-2 luma, Pillow's
     return gray if channels == 1 else np.repeat(gray[..., None], 3, axis=2)
 
 

@@ -7,7 +7,7 @@ from PIL import Image, UnidentifiedImageError
 
 from ..transforms.base import TensorOperation
 from ..transforms.tensor_ops import TypeCast, numpy_dtype
-from .utils import is_pil
+from .utils import is_pil, pixels
 
 __all__ = ["Decode", "ToTensor", "ToPIL", "ToNumpy", "ToType"]
 
@@ -40,11 +40,12 @@ class Decode(TensorOperation):
                             f"got {type(img).__name__}")
         try:
             with Image.open(io.BytesIO(data)) as opened:
-                image = opened.convert("RGB")  # convert() loads: a truncated file fails here
+                opened.load()  # decodes now: a truncated file fails here
+                image = opened if opened.mode == "RGB" else opened.convert("RGB")
         except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as error:
             raise RuntimeError(f"Decode: cannot decode the {len(data)} bytes given as an "
                                f"image: {error}") from None
-        return image if self.to_pil else np.asarray(image)
+        return image if self.to_pil else pixels(image)
 
 
 class ToTensor(TensorOperation):
@@ -85,7 +86,7 @@ class ToNumpy(TensorOperation):
     """A PIL image as a numpy array."""
 
     def __call__(self, img):
-        return np.asarray(img)
+        return pixels(img) if is_pil(img) else np.asarray(img)
 
 
 class ToType(TypeCast):

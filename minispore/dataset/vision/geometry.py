@@ -255,15 +255,6 @@ class Pad(ImageTransform):
         return _pad(image, *self.padding, self.fill_value, self.padding_mode)
 
 
-def _rotate(image, degrees, resample, expand, center, fill):
-    resample = PIL_FILTERS[Inter(resample)]
-    if resample not in (Image.Resampling.NEAREST, Image.Resampling.BILINEAR,
-                        Image.Resampling.BICUBIC):
-        resample = Image.Resampling.BILINEAR  # Pillow rotates with these three only
-    return pil_apply(image, lambda pil, f: pil.rotate(degrees, resample, expand, center,
-                                                      fillcolor=f), fill)
-
-
 class Rotate(ImageTransform):
     """Rotate by `degrees` counter-clockwise about `center` (x, y; default the image center)
     with Pillow; `expand` grows the output to hold the whole rotated image."""
@@ -271,17 +262,29 @@ class Rotate(ImageTransform):
     def __init__(self, degrees, resample=Inter.NEAREST, expand=False, center=None,
                  fill_value=0):
         self.degrees = float(degrees)
+        self._options(resample, expand, center, fill_value)
+
+    def _options(self, resample, expand, center, fill_value):
         self.resample = Inter(resample)
         self.expand = bool(expand)
         self.center = None if center is None else tuple(center)
-        self.fill_value = fill_tuple(fill_value, "Rotate")
+        self.fill_value = fill_tuple(fill_value, type(self).__name__)
+
+    def _angle(self):
+        return self.degrees
 
     def _apply(self, image):
-        return _rotate(image, self.degrees, self.resample, self.expand, self.center,
-                       self.fill_value)
+        resample = PIL_FILTERS[self.resample]
+        if resample not in (Image.Resampling.NEAREST, Image.Resampling.BILINEAR,
+                            Image.Resampling.BICUBIC):
+            resample = Image.Resampling.BILINEAR  # Pillow rotates with these three only
+        angle = self._angle()
+        return pil_apply(image, lambda pil, fill: pil.rotate(angle, resample, self.expand,
+                                                             self.center, fillcolor=fill),
+                         self.fill_value)
 
 
-class RandomRotation(ImageTransform):
+class RandomRotation(Rotate):
     """Rotate by an angle drawn uniformly from `degrees` ((-d, d) for a number d, or (min,
     max)); other arguments as Rotate."""
 
@@ -297,14 +300,10 @@ class RandomRotation(ImageTransform):
             raise ValueError(f"RandomRotation: degrees must be a number or a (min, max) pair, "
                              f"got {degrees!r}")
         self.degrees = (float(degrees[0]), float(degrees[1]))
-        self.resample = Inter(resample)
-        self.expand = bool(expand)
-        self.center = None if center is None else tuple(center)
-        self.fill_value = fill_tuple(fill_value, "RandomRotation")
+        self._options(resample, expand, center, fill_value)
 
-    def _apply(self, image):
-        angle = randomness.uniform(*self.degrees)
-        return _rotate(image, angle, self.resample, self.expand, self.center, self.fill_value)
+    def _angle(self):
+        return randomness.uniform(*self.degrees)
 
 
 class HWC2CHW(ImageTransform):

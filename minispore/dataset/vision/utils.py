@@ -13,7 +13,7 @@ from PIL import Image
 from ..transforms.base import TensorOperation
 
 __all__ = ["Inter", "Border", "ImageBatchFormat", "AutoAugmentPolicy", "ImageTransform",
-           "size_pair", "fill_tuple", "pil_apply", "is_pil"]
+           "size_pair", "fill_tuple", "pil_apply", "is_pil", "pixels"]
 
 
 class Inter(IntEnum):
@@ -52,6 +52,11 @@ class AutoAugmentPolicy(IntEnum):
 
 def is_pil(value):
     return isinstance(value, Image.Image)
+
+
+def pixels(pil_image):
+    """A PIL image's pixels as a writable numpy array (np.asarray's would be read-only)."""
+    return np.array(pil_image)
 
 
 class ImageTransform(TensorOperation):
@@ -116,7 +121,7 @@ def pil_apply(image, operation, fill=(0,)):
     channels = planes.shape[2]
     fills = channel_fill(fill, channels)
     if planes.dtype == np.uint8 and channels == 3:
-        out = np.asarray(operation(Image.fromarray(planes, "RGB"), tuple(int(f) for f in fills)))
+        out = pixels(operation(Image.fromarray(planes, "RGB"), tuple(int(f) for f in fills)))
     else:
         out = np.stack([_pil_plane(planes[..., c], operation, fills[c])
                         for c in range(channels)], axis=-1)
@@ -125,8 +130,8 @@ def pil_apply(image, operation, fill=(0,)):
 
 def _pil_plane(plane, operation, fill):
     if plane.dtype == np.uint8:
-        return np.asarray(operation(Image.fromarray(plane, "L"), int(fill)))
-    result = np.asarray(operation(Image.fromarray(plane.astype(np.float32), "F"), float(fill)))
+        return pixels(operation(Image.fromarray(plane, "L"), int(fill)))
+    result = pixels(operation(Image.fromarray(plane.astype(np.float32), "F"), float(fill)))
     if plane.dtype.kind in "iub":
         info = np.iinfo(plane.dtype) if plane.dtype.kind != "b" else None
         result = np.rint(result)
