@@ -181,7 +181,7 @@ def test_str_prints_values_like_numpy():
 
 # ***** the core's docstring examples *****
 
-@pytest.mark.parametrize("module", ["minispore.runtime.tensor", "minispore.runtime.dtype",
+@pytest.mark.parametrize("module", ["minispore.ops.tensor_methods", "minispore.core.dtype",
                                     "minispore.grad.api", "minispore.ops"])
 def test_docstring_examples_hold(module):
     import doctest

@@ -35,7 +35,7 @@ def _check_mode(value):
 def _check_device(value):
     if value not in _DEVICES:
         raise ValueError(f"set_context: device_target must be one of {_DEVICES}, got {value!r}")
-    from ..runtime import device
+    from . import device
     device.select(value)
 
 

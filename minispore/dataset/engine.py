@@ -280,7 +280,7 @@ def column_names(columns, default):
 
 def to_numpy(value):
     """A row value as a numpy array (Tensors, PIL images and Python values included)."""
-    from ..runtime.tensor import Tensor
+    from ..core.tensor import Tensor
     if isinstance(value, np.ndarray):
         return value
     if isinstance(value, Tensor):

@@ -7,8 +7,8 @@ iterator does the same).
 """
 import numpy as np
 
-from ..runtime.dtype import from_np
-from ..runtime.tensor import Tensor
+from ..core.dtype import from_np
+from ..core.tensor import Tensor
 
 
 class _EpochIterator:

@@ -4,7 +4,7 @@
 (HELPERS, put in the function's globals) run each converted construct. Python values (and
 concrete tensors) take the Python path, unchanged: loops over Python conditions unroll while
 tracing. A symbolic tensor condition makes an `if` trace both branches and select each
-variable (ops.select), and a loop one `while_loop` node (ops.control_flow). Branches that
+variable (ops.select), and a loop one `while_loop` node (compiler.graph_loop). Branches that
 disagree in shape or dtype raise BranchMismatchError naming the line and the variable; a
 variable assigned in only one branch is `Undefined` after the `if` (using it raises).
 What cannot be a graph loop runs in Python, its tensor condition read on the host (a graph
@@ -15,9 +15,10 @@ import builtins
 import numpy as np
 
 from ..context.interpreter import STATE
-from ..ops import control_flow
-from ..ops.control_flow import CannotConvert, ControlFlowError, needs_graph
-from ..runtime.tensor import Tensor, is_symbolic
+from ..compiler import graph_loop
+from ..compiler.graph_loop import needs_graph
+from ..compiler.loop_spec import CannotConvert, ControlFlowError
+from ..core.tensor import Tensor, host_value, is_symbolic
 from .speculation import speculate
 
 
@@ -92,7 +93,7 @@ _CANNOT = object()
 
 def _symbolic_unknown(cond, tracer):
     return (tracer is not None and isinstance(cond, Tensor) and is_symbolic(cond._data)
-            and hasattr(tracer, "known") and cond._data.id not in tracer.known)
+            and not tracer.knows(cond._data))
 
 
 def _is_number(x):
@@ -141,7 +142,7 @@ def while_stmt(cond_fn, body_fn, values, line, names):
     def host_truth(cond, why):
         return _host_truth(cond, why and _loop_reason("while", why))
 
-    return control_flow.run_while(_checked(cond_fn), _checked(body_fn), values, where, names,
+    return graph_loop.run_while(_checked(cond_fn), _checked(body_fn), values, where, names,
                                   Undefined, host_truth)
 
 
@@ -221,7 +222,7 @@ def _range_loop(triple, body_fn, values, where, names, target, brk):
         vals[target] = i
         return (i + step,) + tuple(body_fn(*vals))
 
-    out = control_flow.graph_loop(cond, body, [counter] + values, where,
+    out = graph_loop.graph_loop(cond, body, [counter] + values, where,
                                   ("range counter",) + tuple(names), Undefined)
     return tuple(out[1:])
 
@@ -246,7 +247,6 @@ def _host_truth(cond, reason):
     """bool(cond); a symbolic tensor is read on the host (a graph break) with `reason`."""
     if reason is None or not isinstance(cond, Tensor) or not is_symbolic(cond._data):
         return bool(cond)
-    from .graph_break import host_value
     a = host_value(cond, reason)
     if a.size != 1:
         raise ValueError(f"The truth value of a tensor with {a.size} elements is ambiguous; "
@@ -263,7 +263,6 @@ def host_test(test, reason):
 
 def _host_index(x, reason):
     if isinstance(x, Tensor) and is_symbolic(x._data):
-        from .graph_break import host_value
         a = host_value(x, reason)
         if a.dtype.kind not in "iu" or a.size != 1:
             raise TypeError(f"only integer tensors of one element can be used as an index, got "

@@ -9,7 +9,7 @@ backward engine. Forward mode (`jvp`) is derived from reverse mode by the double
 """
 from ..context.interpreter import STATE
 from ..ops.primitive import user_frame_summary
-from ..runtime.tensor import Tensor
+from ..core.tensor import Tensor
 from . import tape
 from .backward import backward
 

@@ -19,9 +19,9 @@ is (jacobian, aux) where only the first output is differentiated.
 import numpy as np
 
 from ..context.interpreter import STATE
-from ..runtime import device
-from ..runtime.pytree import flatten, unflatten
-from ..runtime.tensor import Tensor
+from ..context import device
+from ..core.pytree import flatten, unflatten
+from ..core.tensor import Tensor
 from . import tape
 from .api import _api_error, _one_or_tuple, _positions, _split_aux, _vjp
 from .backward import backward

@@ -37,7 +37,7 @@ from ..context.interpreter import STATE, Interpreter, using
 from ..ops import batching
 from ..ops.batching import VmapError
 from ..ops.primitive import OpError, user_frame_summary
-from ..runtime.tensor import Tensor
+from ..core.tensor import Tensor
 from . import tape
 
 RANDOMNESS = ("different", "same")
@@ -102,6 +102,8 @@ class BatchInterpreter(Interpreter):
 
     def _apply(self, prim, values, dims, attrs):
         rule = prim.batch
+        if rule is None and prim.expr is not None:
+            rule = batching.elementwise  # elementwise rows share the broadcasting rule
         random = getattr(rule, "draws_random", False)
         if random and self.randomness == "same":
             values = [batching.lane(v, d, 0) for v, d in zip(values, dims)]

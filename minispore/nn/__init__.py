@@ -6,7 +6,7 @@
     >>> step = ms.nn.TrainOneStepCell(ms.nn.WithLossCell(net, ms.nn.MSELoss()), opt)
 """
 from .cell import Cell  # noqa: F401
-from .parameter import Parameter, ParameterTuple  # noqa: F401
+from ..core.parameter import Parameter, ParameterTuple  # noqa: F401
 from .layers import *  # noqa: F401,F403
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, LossBase,  # noqa: F401
                    MSELoss, NLLLoss, SmoothL1Loss, SoftmaxCrossEntropyWithLogits)

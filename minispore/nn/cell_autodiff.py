@@ -13,7 +13,7 @@ import inspect
 
 from ..context.interpreter import STATE
 from ..grad import tape
-from ..runtime.tensor import Tensor
+from ..core.tensor import Tensor
 
 
 def _as_tuple(x):

@@ -11,7 +11,7 @@ parameters keep their names whether or not it is wrapped.
 """
 from ..grad.api import value_and_grad
 from ..ops import functional as F
-from ..runtime.dtype import float32
+from ..core.dtype import float32
 from .cell import Cell
 
 

@@ -118,5 +118,5 @@ def loop(prim, args, dims, axis_size, **attrs):
     return F.stack(outs), 0
 
 
-from ..runtime.tensor import Tensor  # noqa: E402  (imported by ops.primitive, before Tensor)
+from ..core.tensor import Tensor  # noqa: E402  (imported by ops.primitive, before Tensor)
 from . import functional as F  # noqa: E402

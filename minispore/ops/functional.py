@@ -10,9 +10,9 @@ import builtins
 
 import numpy as np
 
-from ..runtime import device
-from ..runtime.dtype import promote_np, scalar_np_dtype, to_np
-from ..runtime.tensor import Tensor
+from ..context import device
+from ..core.dtype import promote_np, scalar_np_dtype, to_np
+from ..core.tensor import Tensor
 from .infer import normalize_axis
 from .primitive import (REGISTRY, OpError, OpShapeError, OpTypeError, aval_of, bind, bind_positional,
                         with_context)
@@ -34,7 +34,7 @@ def _to_dtype(x, dtype):
 
 
 def promote(x, y):
-    """x and y converted to their common dtype (MindSpore's rules, see runtime.dtype)."""
+    """x and y converted to their common dtype (MindSpore's rules, see core.dtype)."""
     dx, dy = _np_dtype_of(x), _np_dtype_of(y)
     if dx is not None and dy is not None:
         target = promote_np(dx, dy)
@@ -628,4 +628,3 @@ def size(x):
 from .nn import *  # noqa: E402,F401,F403  (nn primitives and composites: conv, pool, softmax, losses)
 from .state import assign, assign_add, assign_sub, depend  # noqa: E402,F401
 from .debug import print_values  # noqa: E402,F401  (registers the graph print op)
-from .control_flow import while_loop  # noqa: E402,F401  (registers the graph loop ops)

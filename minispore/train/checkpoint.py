@@ -43,9 +43,9 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..nn.parameter import Parameter
-from ..runtime.dtype import ALL_TYPES
-from ..runtime.tensor import Tensor
+from ..core.parameter import Parameter
+from ..core.dtype import ALL_TYPES
+from ..core.tensor import Tensor
 
 __all__ = ["CheckpointError", "save_checkpoint", "load_checkpoint", "load_param_into_net"]
 

@@ -34,7 +34,7 @@ How the networks are built, as in MindSpore:
 """
 import sys
 
-from ..runtime.tensor import Tensor
+from ..core.tensor import Tensor
 from .callback import CallbackList, CallbackParams, RunContext
 from .metrics import Loss, get_metrics
 from .monitors import ProgressBar

@@ -3,7 +3,7 @@ in place or copy (`pytest --gpu`; skipped without a GPU)."""
 import numpy as np
 import pytest
 
-from minispore.runtime import cublas
+from minispore.core import cublas
 
 from gpu_env import GPU_MARKS
 

@@ -18,8 +18,8 @@ import pytest
 import minispore as ms
 from minispore.examples import digits
 from minispore.ops.primitive import REGISTRY
-from minispore.runtime import cache_dir, device
-from minispore.runtime.codegen import cuda_gpu
+from minispore.context import cache_dir, device
+from minispore.compiler.codegen import cuda_gpu
 
 from gpu_env import GPU_MARKS
 from graph_workloads import WORKLOADS

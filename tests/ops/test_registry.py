@@ -312,7 +312,7 @@ SAMPLES = {
 
 def loop_spec(cond, body, carried, invariants=()):
     """A LoopSpec (the while_loop attribute) for cond/body of (*carried, *invariants)."""
-    from minispore.ops.control_flow import trace_loop
+    from minispore.compiler.loop_spec import trace_loop
     avals = [[Aval(shape, np.dtype(dtype)) for shape, dtype in group]
              for group in (carried, invariants)]
     spec, read_outside = trace_loop(cond, body, *avals, where="test_registry.py")

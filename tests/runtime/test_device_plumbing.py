@@ -8,7 +8,8 @@ import pytest
 
 import minispore as ms
 from minispore import nn, ops
-from minispore.runtime import cublas, device
+from minispore.core import cublas
+from minispore.context import device
 
 from fake_device import DeviceArray, FakeNamespace, Transfers
 from graph_workloads import WORKLOADS

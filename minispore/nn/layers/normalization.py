@@ -11,7 +11,7 @@ unbiased batch variance for moving_variance. In evaluation mode it normalises wi
 statistics.
 """
 from ...ops import functional as F
-from ...runtime.dtype import float32, to_type
+from ...core.dtype import float32, to_type
 from .. import validation as V
 from ..cell import Cell
 from .basic import make_weight

@@ -7,7 +7,7 @@
     >>> opt = ms.nn.AdamWeightDecay(net.trainable_params(), weight_decay=0.01)
 """
 from ...ops import functional as F
-from ...runtime.dtype import float32
+from ...core.dtype import float32
 from .. import validation as V
 from .optimizer import Optimizer
 

@@ -25,11 +25,11 @@ import numbers
 
 from ...grad import tape
 from ...ops import functional as F
-from ...runtime.dtype import float32, int32
-from ...runtime.tensor import Tensor
+from ...core.dtype import float32, int32
+from ...core.tensor import Tensor
 from .. import validation as V
 from ..cell import Cell
-from ..parameter import Parameter, ParameterTuple
+from ...core.parameter import Parameter, ParameterTuple
 
 _GROUP_KEYS = ("params", "lr", "weight_decay", "grad_centralization")
 

@@ -7,8 +7,8 @@ input shapes/dtypes and the user's line.
 import numpy as np
 
 from ..context.interpreter import Interpreter, set_default
-from . import device
-from .tensor import Tensor
+from ..context import device
+from ..core.tensor import Tensor
 
 _ndarray = np.ndarray
 

@@ -9,12 +9,22 @@ is not. Every node records the user's source line, so errors and reports point a
     }
 """
 import itertools
+from typing import NamedTuple
 
 import numpy as np
 
 from .dtype import from_np
 
 _ids = itertools.count()
+
+
+class Aval(NamedTuple):
+    """Abstract value: what the tracer knows about a tensor (no values)."""
+    shape: tuple
+    dtype: np.dtype
+
+    def __str__(self):
+        return f"{from_np(self.dtype)}{list(self.shape)}"
 
 
 class Var:

@@ -5,7 +5,7 @@ value; only nodes with an `effect` (state writes, random draws) are never merged
 """
 import numpy as np
 
-from .ir import Graph, Var
+from ..core.ir import Graph, Var
 
 
 def optimize(graph):
@@ -229,7 +229,7 @@ def fuse_matmul_epilogues(graph):
     and add it disappears. SGD's update of a weight whose gradient is a product has exactly
     this form. The product and its scaling must have no other readers."""
     from ..ops.primitive import REGISTRY
-    from .ir import Node
+    from ..core.ir import Node
     producer, uses = _producers_and_uses(graph)
     nodes = []
     for node in graph.nodes:
