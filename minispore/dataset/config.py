@@ -17,6 +17,7 @@ from ..common import seed as global_seed_module
 
 _DEFAULT_SEED = 5489
 _seed = None
+_seed_calls = 0  # set_seed calls so far: setting the same seed again restarts eager draws
 _num_parallel_workers = 1
 _prefetch_size = 2
 
@@ -26,8 +27,9 @@ def set_seed(seed):
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** 64:
         raise ValueError(f"dataset.config.set_seed: seed must be an int in [0, 2**64), "
                          f"got {seed!r}")
-    global _seed
+    global _seed, _seed_calls
     _seed = seed
+    _seed_calls += 1
 
 
 def get_seed():
@@ -36,6 +38,11 @@ def get_seed():
         return _seed
     global_seed = global_seed_module.get_seed()
     return _DEFAULT_SEED if global_seed is None else global_seed
+
+
+def seed_state():
+    """(seed, number of set_seed calls): changes whenever eager random draws must restart."""
+    return get_seed(), _seed_calls
 
 
 def set_num_parallel_workers(num):

@@ -8,7 +8,8 @@ the same seed gives the same augmentations whatever `num_parallel_workers` is. O
 generator per block and not per row: creating a Generator costs ~10 us, a draw ~1 us.
 
 Outside a pipeline (a transform called eagerly, `vision.RandomCrop(8)(image)`), draws come
-from a generator seeded with `dataset.config.get_seed()`, re-seeded when that seed changes.
+from a generator seeded with `dataset.config.get_seed()`, re-seeded by every
+`config.set_seed` call (and when the global seed changes).
 """
 import threading
 from contextlib import contextmanager
@@ -20,7 +21,7 @@ from . import config
 ROWS_PER_BLOCK = 16
 
 _local = threading.local()  # worker threads run blocks at the same time: one generator each
-_eager = {"seed": None, "generator": None}
+_eager = {"state": None, "generator": None}
 
 
 def generator() -> np.random.Generator:
@@ -28,9 +29,9 @@ def generator() -> np.random.Generator:
     current = getattr(_local, "generator", None)
     if current is not None:
         return current
-    seed = config.get_seed()
-    if _eager["seed"] != seed:
-        _eager.update(seed=seed, generator=np.random.default_rng(seed))
+    state = config.seed_state()
+    if _eager["state"] != state:
+        _eager.update(state=state, generator=np.random.default_rng(state[0]))
     return _eager["generator"]
 
 

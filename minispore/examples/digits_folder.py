@@ -18,7 +18,6 @@ import argparse
 import os
 import sys
 import tempfile
-import time
 
 import numpy as np
 from PIL import Image
@@ -27,8 +26,7 @@ import minispore as ms
 import minispore.dataset as ds
 import minispore.dataset.vision as vision
 from minispore.common import set_seed
-from minispore.examples.digits import MODES, DigitsCNN, build_model
-from minispore.train import LossMonitor
+from minispore.examples.digits import MODES, DigitsCNN, build_model, train_and_evaluate
 
 FULL_EPOCHS, QUICK_EPOCHS = 10, 2
 FULL_FLOOR, QUICK_FLOOR = 0.93, 0.80
@@ -73,13 +71,8 @@ def run(mode="pynative", epochs=None, quick=False, workers=1, processes=False,
             log(f"minispore digits-from-files demo: {mode} mode, {count} PNG files in {root}, "
                 f"{train.get_dataset_size()} training batches, {epochs} epochs, {workers} "
                 f"{'process' if processes else 'thread'} worker(s) per map")
-            model = build_model(DigitsCNN())
-            start = time.perf_counter()
-            model.train(epochs, train, progress_bar=progress_bar,
-                        callbacks=[LossMonitor(per_print_times=train.get_dataset_size())])
-            seconds = time.perf_counter() - start
-            accuracy = model.eval(test)["accuracy"]
-        log(f"trained in {seconds:.1f} s; test accuracy {accuracy:.2%}")
+            seconds, accuracy = train_and_evaluate(build_model(DigitsCNN()), train, test,
+                                                   epochs, progress_bar, log)
     finally:
         ms.set_context(mode=previous_mode)
     return accuracy, seconds

@@ -231,3 +231,34 @@ def test_cutmix_labels_follow_the_pasted_area():
             own = (out[i, ..., 0] == i * 10).mean()
             assert soft[i, i] == pytest.approx(own, abs=1e-6)
         np.testing.assert_allclose(soft.sum(axis=1), 1, rtol=1e-6)
+
+
+def test_auto_augment_operations_match_numpy():
+    from minispore.dataset.vision.autoaugment import _OPERATIONS
+    pil = Image.fromarray(IMAGE)
+
+    def run(name, magnitude):
+        return np.asarray(_OPERATIONS[name](pil, magnitude, Image.Resampling.NEAREST, (1, 2, 3)))
+
+    np.testing.assert_array_equal(run("Posterize", 4), IMAGE & 0xF0)
+    np.testing.assert_array_equal(run("Solarize", 128), np.where(IMAGE >= 128, 255 - IMAGE, IMAGE))
+    np.testing.assert_array_equal(run("Invert", 0), 255 - IMAGE)
+    shifted = run("TranslateX", 2 / 8)  # 2 pixels to the right, filled on the left
+    np.testing.assert_array_equal(shifted[:, 2:], IMAGE[:, :-2])
+    assert (shifted[:, :2] == [1, 2, 3]).all()
+    down = run("TranslateY", -1 / 6)  # 1 pixel up
+    np.testing.assert_array_equal(down[:-1], IMAGE[1:])
+    sheared = run("ShearX", 1.0)  # about the center: pixel centers at y + 0.5 - H / 2 = 0 stay
+    np.testing.assert_array_equal(sheared[2], IMAGE[2])
+    np.testing.assert_array_equal(sheared[4, :6], IMAGE[4, 2:])
+
+
+def test_auto_augment_policies():
+    for policy in vision.AutoAugmentPolicy:
+        op = vision.AutoAugment(policy, fill_value=(9, 9, 9))
+        outputs = draws(op, IMAGE, 30)
+        assert all(o.shape == IMAGE.shape and o.dtype == np.uint8 for o in outputs)
+        assert sum(not np.array_equal(o, IMAGE) for o in outputs) > 15
+        assert all(np.array_equal(a, b) for a, b in zip(outputs, draws(op, IMAGE, 30)))
+    with pytest.raises(RuntimeError, match="RGB uint8"):
+        vision.AutoAugment()(IMAGE[..., 0])

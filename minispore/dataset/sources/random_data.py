@@ -39,7 +39,7 @@ class Schema:
     def add_column(self, name, de_type, shape=None):
         """Add a column of element type `de_type` (a minispore or numpy dtype, or its name)
         and `shape` (None: a random shape, fixed for the dataset)."""
-        from ...runtime.dtype import to_np
+        from ...core.dtype import to_np
         self.columns.append({"name": str(name), "type": to_np(de_type),
                              "shape": None if shape is None else [int(s) for s in shape]})
 

@@ -5,7 +5,7 @@ from enum import IntEnum
 
 import numpy as np
 
-from ...runtime.dtype import to_np
+from ...core.dtype import to_np
 from ..batching import pad_end
 from .base import TensorOperation
 

@@ -7,6 +7,7 @@ MindSpore's `dataset.vision`, with numpy and Pillow underneath.
     >>> vision.HWC2CHW()(vision.CenterCrop(2)(image)).shape
     (3, 2, 2)
 """
+from .autoaugment import AutoAugment  # noqa: F401
 from .color import (AdjustBrightness, AdjustContrast, AdjustGamma, AdjustHue,  # noqa: F401
                     AdjustSaturation, Grayscale, Invert, Normalize, RandomColorAdjust,
                     RandomGrayscale, Rescale)

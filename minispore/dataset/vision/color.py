@@ -109,44 +109,49 @@ def _checked_factor(factor, api, low=0.0, high=None):
     return float(factor)
 
 
-class AdjustBrightness(ImageTransform):
+class _Adjustment(ImageTransform):
+    """A color adjustment by a fixed factor: `_adjust(image, factor)` of the subclass."""
+
+    def _apply(self, image):
+        return self._adjust(image, self._factor)
+
+
+class AdjustBrightness(_Adjustment):
     """Scale brightness by `brightness_factor` (0: black, 1: unchanged)."""
 
+    _adjust = staticmethod(adjust_brightness)
+
     def __init__(self, brightness_factor):
-        self.brightness_factor = _checked_factor(brightness_factor, "AdjustBrightness")
-
-    def _apply(self, image):
-        return adjust_brightness(image, self.brightness_factor)
+        self.brightness_factor = self._factor = _checked_factor(brightness_factor,
+                                                                "AdjustBrightness")
 
 
-class AdjustContrast(ImageTransform):
+class AdjustContrast(_Adjustment):
     """Scale contrast by `contrast_factor` (0: solid mean gray, 1: unchanged)."""
 
+    _adjust = staticmethod(adjust_contrast)
+
     def __init__(self, contrast_factor):
-        self.contrast_factor = _checked_factor(contrast_factor, "AdjustContrast")
-
-    def _apply(self, image):
-        return adjust_contrast(image, self.contrast_factor)
+        self.contrast_factor = self._factor = _checked_factor(contrast_factor, "AdjustContrast")
 
 
-class AdjustSaturation(ImageTransform):
+class AdjustSaturation(_Adjustment):
     """Scale saturation by `saturation_factor` (0: grayscale, 1: unchanged)."""
 
+    _adjust = staticmethod(adjust_saturation)
+
     def __init__(self, saturation_factor):
-        self.saturation_factor = _checked_factor(saturation_factor, "AdjustSaturation")
-
-    def _apply(self, image):
-        return adjust_saturation(image, self.saturation_factor)
+        self.saturation_factor = self._factor = _checked_factor(saturation_factor,
+                                                                "AdjustSaturation")
 
 
-class AdjustHue(ImageTransform):
+class AdjustHue(_Adjustment):
     """Shift the hue by `hue_factor` in [-0.5, 0.5] of a full turn."""
 
-    def __init__(self, hue_factor):
-        self.hue_factor = _checked_factor(hue_factor, "AdjustHue", -0.5, 0.5)
+    _adjust = staticmethod(adjust_hue)
 
-    def _apply(self, image):
-        return adjust_hue(image, self.hue_factor)
+    def __init__(self, hue_factor):
+        self.hue_factor = self._factor = _checked_factor(hue_factor, "AdjustHue", -0.5, 0.5)
 
 
 class AdjustGamma(ImageTransform):
