@@ -285,4 +285,4 @@ def to_numpy(value):
         return value
     if isinstance(value, Tensor):
         return np.array(value.asnumpy())
-    return np.asarray(value)
+    return np.array(value)  # not asarray: a PIL image's array would be read-only

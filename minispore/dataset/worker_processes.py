@@ -99,6 +99,16 @@ def _contiguous(value):
     return value
 
 
+class _Worker:
+    """One worker process and the consumer's ends of its two pipes."""
+
+    def __init__(self, process, tasks, results):
+        self.process = process
+        self.tasks = tasks        # the consumer sends tasks here (through `sender`)
+        self.results = results    # and reads results here
+        self.sender = None
+
+
 class ProcessPool:
     """`num_workers` forked workers running `job.run(task)`; task k goes to worker k % n and
     results come back in submission order."""
@@ -113,7 +123,7 @@ class ProcessPool:
             process = context.Process(target=_worker_main, name=f"minispore-data-{i}",
                                       args=(job, task_recv, result_send, os.getpid()),
                                       daemon=True)
-            self._workers.append([process, task_send, result_recv, None])
+            self._workers.append(_Worker(process, task_send, result_recv))
             try:
                 process.start()
             except Exception as error:  # a spawn context must pickle the job
@@ -125,43 +135,43 @@ class ProcessPool:
             task_recv.close()
             result_send.close()
         for i, worker in enumerate(self._workers):
-            worker[3] = _Sender(_Channel(worker[1]), f"minispore-data-feeder-{i}")
+            worker.sender = _Sender(_Channel(worker.tasks), f"minispore-data-feeder-{i}")
         self._submitted = 0
         self._received = 0
         self._descriptions = deque()
 
     def submit(self, task):
-        worker = self._workers[self._submitted % len(self._workers)]
-        worker[3].put(task)
+        self._workers[self._submitted % len(self._workers)].sender.put(task)
         self._descriptions.append(getattr(task, "description", f"task {self._submitted}"))
         self._submitted += 1
 
     def next_result(self):
         index = self._received % len(self._workers)
-        process, _, results, _ = self._workers[index]
+        worker = self._workers[index]
         description = self._descriptions.popleft()
         self._received += 1
-        if results in wait([results, process.sentinel]):
+        if worker.results in wait([worker.results, worker.process.sentinel]):
             try:
-                return _Channel(results).recv()
+                return _Channel(worker.results).recv()
             except (EOFError, OSError):
                 pass  # the pipe closed: the worker died
-        process.join(_JOIN_S)  # its exit status may lag its pipes closing by a moment
-        raise RuntimeError(f"{self._what}: worker process {index} (pid {process.pid}) died "
-                           f"unexpectedly ({_exit_reason(process.exitcode)}) while working on "
-                           f"{description}; the pipeline was shut down")
+        worker.process.join(_JOIN_S)  # its exit status may lag its pipes closing by a moment
+        raise RuntimeError(f"{self._what}: worker process {index} (pid {worker.process.pid}) "
+                           f"died unexpectedly ({_exit_reason(worker.process.exitcode)}) while "
+                           f"working on {description}; the pipeline was shut down")
 
     def close(self):
         # with results still pending (an error, an early stop) nothing the workers do is
         # wanted any more: stop them at once instead of letting them finish their tasks
         graceful = self._received == self._submitted
-        for process, _, _, sender in self._workers:
-            if process.is_alive():
+        for worker in self._workers:
+            if worker.process.is_alive():
                 if graceful:
-                    sender.put(None)  # the worker's signal to stop
+                    worker.sender.put(None)  # the worker's signal to stop
                 else:
-                    process.terminate()
-        for process, tasks, results, sender in self._workers:
+                    worker.process.terminate()
+        for worker in self._workers:
+            process = worker.process
             if process.pid is not None:
                 process.join(_JOIN_S)
                 if process.is_alive():  # stuck in a task, or blocked sending a result
@@ -170,10 +180,10 @@ class ProcessPool:
                 if process.is_alive():
                     process.kill()
                     process.join()
-            for connection in (tasks, results):
-                connection.close()  # a sender blocked on a dead worker's pipe now fails
-            if sender is not None:
-                sender.close(_JOIN_S)
+            worker.tasks.close()  # a sender blocked on a dead worker's pipe now fails
+            worker.results.close()
+            if worker.sender is not None:
+                worker.sender.close(_JOIN_S)
         self._workers = []
 
 

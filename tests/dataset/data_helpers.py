@@ -1,5 +1,6 @@
 """Shared by the dataset tests: rows as lists, a deadline for tests that could hang, small
-image folders written to disk, and a check that no worker process is left behind."""
+image folders and idx files written to disk, and a check that no worker is left behind."""
+import gzip
 import multiprocessing
 import os
 import signal
@@ -67,3 +68,12 @@ def write_image_folder(root, per_class=4, size=(6, 5), classes=("cat", "dog")):
             Image.fromarray(array).save(path)
             images[path] = array
     return images
+
+
+def write_idx(path, array, compress=False):
+    """`array` as an idx-ubyte file (MNIST's format), gzipped with `compress`."""
+    header = (0x0800 + array.ndim).to_bytes(4, "big") + b"".join(
+        int(d).to_bytes(4, "big") for d in array.shape)
+    opener = gzip.open if compress else open
+    with opener(path + (".gz" if compress else ""), "wb") as f:
+        f.write(header + array.astype(np.uint8).tobytes())

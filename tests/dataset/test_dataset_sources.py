@@ -1,20 +1,11 @@
 """Sources reading the standard formats (files written here), samplers and sharding."""
-import gzip
 import os
 
 import numpy as np
 import pytest
-from data_helpers import column, rows, write_image_folder
+from data_helpers import column, rows, write_idx, write_image_folder
 
 import minispore.dataset as ds
-
-
-def write_idx(path, array, compress=False):
-    header = (0x0800 + array.ndim).to_bytes(4, "big") + b"".join(
-        int(d).to_bytes(4, "big") for d in array.shape)
-    opener = gzip.open if compress else open
-    with opener(path + (".gz" if compress else ""), "wb") as f:
-        f.write(header + array.astype(np.uint8).tobytes())
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,7 @@ import os
 
 import numpy as np
 import pytest
-from data_helpers import assert_no_workers_left
-from test_dataset_sources import write_idx
+from data_helpers import assert_no_workers_left, write_idx
 
 import minispore as ms
 import minispore.dataset as ds
