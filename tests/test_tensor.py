@@ -1,11 +1,9 @@
 """The Tensor API: construction defaults, dtypes, properties, host values, operators, repr."""
 import numpy as np
 import pytest
-
-import minispore as ms
-
 from helpers import assert_close, run_in_mode
 
+import minispore as ms
 
 # ***** construction and dtypes *****
 

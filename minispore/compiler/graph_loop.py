@@ -15,8 +15,16 @@ from ..core.source import user_frame_summary
 from ..core.tensor import Tensor, is_symbolic
 from ..grad.vmap import Batched
 from ..ops.control_flow import while_loop_p
-from .loop_spec import (CannotConvert, FunctionTrace, LoopCarryError, aval_of, is_number,
-                        loop_graph_name, number_dtype, trace_loop)
+from .loop_spec import (
+    CannotConvert,
+    FunctionTrace,
+    LoopCarryError,
+    aval_of,
+    is_number,
+    loop_graph_name,
+    number_dtype,
+    trace_loop,
+)
 
 
 def needs_graph(cond):

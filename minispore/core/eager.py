@@ -6,8 +6,8 @@ input shapes/dtypes and the user's line.
 """
 import numpy as np
 
-from ..context.interpreter import Interpreter, set_default
 from ..context import device
+from ..context.interpreter import Interpreter, set_default
 from ..core.tensor import Tensor
 
 _ndarray = np.ndarray

@@ -18,9 +18,9 @@ import numbers
 
 import numpy as np
 
+from . import seed as _seed
 from .dtype import to_np
 from .tensor import Tensor
-from . import seed as _seed
 
 
 class Initializer:

@@ -8,6 +8,7 @@ is not. Every node records the user's source line, so errors and reports point a
       return (%2)
     }
 """
+import hashlib
 import itertools
 from typing import NamedTuple
 
@@ -134,7 +135,6 @@ class Graph:
 def structural_key(graph):
     """A hashable key equal for graphs that compute the same thing from inputs of the same
     shapes/dtypes (variable numbering and source lines ignored; constants by content)."""
-    import hashlib
     number = {}
 
     def ref(v):

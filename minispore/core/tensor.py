@@ -14,10 +14,10 @@ initializer by `core.initializer`.
 """
 import numpy as np
 
-from ..context.interpreter import STATE
 from ..context import device
-from .ir import Var
+from ..context.interpreter import STATE
 from .dtype import default_np_dtype, from_np, to_np
+from .ir import Var
 
 
 class Tensor:

@@ -14,11 +14,12 @@ import builtins
 
 import numpy as np
 
-from ..context.interpreter import STATE
 from ..compiler import graph_loop
 from ..compiler.graph_loop import needs_graph
 from ..compiler.loop_spec import CannotConvert, ControlFlowError
+from ..context.interpreter import STATE
 from ..core.tensor import Tensor, host_value, is_symbolic
+from ..ops import functional as F
 from .speculation import speculate
 
 
@@ -101,7 +102,6 @@ def _is_number(x):
 
 
 def _merge(cond, a, b, where, name):
-    from ..ops import functional as F
     if a is b:
         return a
     if isinstance(a, Undefined) or isinstance(b, Undefined):
@@ -197,7 +197,6 @@ def _range_triple(args):
 
 def _range_loop(triple, body_fn, values, where, names, target, brk):
     """The rest of a range loop as a while loop over (counter, *values)."""
-    from ..ops import functional as F
     start, stop, step = triple
     if needs_graph(step):
         raise CannotConvert("its range() step is a tensor (give it a Python int)")
@@ -233,7 +232,6 @@ def _range_bound(b, where):
     if b._data.dtype.kind not in "iu" or b.size != 1:
         raise TypeError(f"{where}: range() takes integer tensors of one element, got "
                         f"{b.dtype}{list(b.shape)}")
-    from ..ops import functional as F
     return F.reshape(b, ())
 
 
@@ -272,7 +270,6 @@ def _host_index(x, reason):
 
 
 def _as_bool(x):
-    from ..ops import functional as F
     if not isinstance(x, Tensor):
         return Tensor(bool(x))
     return x if x._data.dtype.kind == "b" else F.not_equal(x, 0)
@@ -281,7 +278,6 @@ def _as_bool(x):
 def and_(a, b_fn):
     """`a and b`: Python's operator, or logical_and for a symbolic tensor `a`."""
     if needs_graph(a):
-        from ..ops import functional as F
         return F.logical_and(_as_bool(a), _as_bool(b_fn()))
     return b_fn() if a else a
 
@@ -289,7 +285,6 @@ def and_(a, b_fn):
 def or_(a, b_fn):
     """`a or b`: Python's operator, or logical_or for a symbolic tensor `a`."""
     if needs_graph(a):
-        from ..ops import functional as F
         return F.logical_or(_as_bool(a), _as_bool(b_fn()))
     return a if a else b_fn()
 
@@ -297,7 +292,6 @@ def or_(a, b_fn):
 def not_(a):
     """`not a`: Python's operator, or logical_not for a symbolic tensor."""
     if needs_graph(a):
-        from ..ops import functional as F
         return F.logical_not(_as_bool(a))
     return not a
 

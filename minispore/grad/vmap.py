@@ -34,10 +34,12 @@ import inspect
 import numpy as np
 
 from ..context.interpreter import STATE, Interpreter, using
+from ..core.cell_base import CellBase
+from ..core.tensor import Tensor
 from ..ops import batching
+from ..ops import functional as F
 from ..ops.batching import VmapError
 from ..ops.primitive import OpError, user_frame_summary
-from ..core.tensor import Tensor
 from . import tape
 
 RANDOMNESS = ("different", "same")
@@ -124,7 +126,6 @@ class BatchInterpreter(Interpreter):
         data = x._data
         if type(data) is Batched and data.level is self:
             return batching.move_axis(data.value, data.dim, out_axis % (data.value.ndim))
-        from ..ops import functional as F
         shape = tuple(x.shape)
         out_axis %= len(shape) + 1
         expanded = F.reshape(x, shape[:out_axis] + (1,) + shape[out_axis:])
@@ -260,8 +261,7 @@ def _name_of(fn):
 
 
 def _argument_names(fn):
-    from ..nn.cell import Cell
-    target = fn.construct if isinstance(fn, Cell) else fn
+    target = fn.construct if isinstance(fn, CellBase) else fn
     try:
         params = inspect.signature(target).parameters.values()
     except (TypeError, ValueError):

@@ -8,11 +8,11 @@ MindSpore's `ops` also holds the transforms (`ops.grad`, `ops.GradOperation`, `o
 and the graph loop (`ops.while_loop`). They live in the layers above (grad/, compiler/), which
 add them to this namespace when they are imported (`import minispore` imports them all).
 """
-from .functional import *  # noqa: F401,F403  (first: it imports every family of rows)
-from .functional import abs, all, any, max, min, pow, round, sum  # noqa: F401  (shadow builtins)
+from . import tensor_methods
 from .classes import *  # noqa: F401,F403
 from .classes import PrimitiveClass as Primitive  # noqa: F401
+from .functional import *  # noqa: F401,F403  (functional imports every family of rows)
+from .functional import abs, all, any, max, min, pow, round, sum  # noqa: F401  (shadow builtins)
 from .primitive import REGISTRY, OpError, OpShapeError, OpTypeError  # noqa: F401
-from . import tensor_methods
 
 tensor_methods.attach()

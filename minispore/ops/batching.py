@@ -20,7 +20,6 @@ one-time warning naming it.
 import warnings
 
 
-
 class VmapError(RuntimeError, ValueError):
     """vmap cannot do what was asked (bad in_axes/out_axes, a batched value where one value
     per call is needed). A RuntimeError as in MindSpore, and a ValueError as in JAX."""

@@ -3,7 +3,9 @@
 Each class is a thin front for a function of `ops.functional`; the computation, its shape rule
 and its derivative live in the primitive table, never here.
 """
+from ..core.dtype import int32
 from . import functional as F
+from .debug import print_values
 
 
 class PrimitiveClass:
@@ -125,7 +127,6 @@ class Argmax(PrimitiveClass):
     """Index of the maximum along `axis` (Int32 by default, as MindSpore's Argmax)."""
 
     def __init__(self, axis=-1, output_type=None):
-        from ..core.dtype import int32
         self.axis, self.output_type = axis, output_type or int32
 
     def __call__(self, x):
@@ -149,5 +150,4 @@ class Print(PrimitiveClass):
     """Print tensors and strings (runs in program order, also in Graph mode)."""
 
     def __call__(self, *inputs):
-        from .debug import print_values
         print_values(*inputs)

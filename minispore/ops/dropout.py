@@ -1,7 +1,7 @@
 """Dropout: a random keep-mask primitive, and the dropout function that scales by it."""
+from ..core import seed as random_state
 from . import batching as B
 from . import functional as F
-from ..core import seed as random_state
 from .arguments import as_tensor, op_error
 from .primitive import OpTypeError, Primitive
 

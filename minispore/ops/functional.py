@@ -14,8 +14,16 @@ from ..context import device
 from ..core.dtype import promote_np, scalar_np_dtype, to_np
 from ..core.tensor import Tensor
 from .infer import normalize_axis
-from .primitive import (REGISTRY, OpError, OpShapeError, OpTypeError, aval_of, bind, bind_positional,
-                        with_context)
+from .primitive import (
+    REGISTRY,
+    OpError,
+    OpShapeError,
+    OpTypeError,
+    aval_of,
+    bind,
+    bind_positional,
+    with_context,
+)
 
 # shadowed below by ops.max / ops.sum / ops.all
 _py_max, _py_sum, _py_all = builtins.max, builtins.sum, builtins.all
@@ -82,6 +90,7 @@ def _binary(prim):
 # Every primitive is an op under its own name; the definitions below refine some of them.
 globals().update(REGISTRY)
 from . import array, elementwise, linalg, reduce  # noqa: E402,F401  (fill the registry)
+
 globals().update(REGISTRY)
 
 for _name in ("add", "sub", "mul", "div", "floor_div", "floor_mod", "pow", "maximum", "minimum",
@@ -504,14 +513,12 @@ def pad(x, paddings, value=0):
 
 def getitem(x, index):
     """x[index] (ints, slices, None, ..., integer/bool tensors and lists)."""
-    from .indexing import parse_index
     spec, tensors = parse_index(index)
     return bind(REGISTRY["getitem"], x, *tensors, index=spec)
 
 
 def setitem(x, index, value):
     """A copy of x with x[index] = value (Tensor.__setitem__ adopts it in place)."""
-    from .indexing import parse_index
     spec, tensors = parse_index(index)
     value = _to_dtype(value, x._data.dtype)
     return bind(REGISTRY["setitem"], x, value, *tensors, index=spec)
@@ -625,6 +632,7 @@ def size(x):
     return x.size
 
 
+from .debug import print_values  # noqa: E402,F401  (registers the graph print op)
+from .indexing import parse_index
 from .nn import *  # noqa: E402,F401,F403  (nn primitives and composites: conv, pool, softmax, losses)
 from .state import assign, assign_add, assign_sub, depend  # noqa: E402,F401
-from .debug import print_values  # noqa: E402,F401  (registers the graph print op)

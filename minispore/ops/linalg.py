@@ -8,7 +8,6 @@ from . import functional as F
 from . import infer as I
 from .primitive import ALL, Aval, OpShapeError, OpTypeError, Primitive, bind
 
-
 # Either operand may be used transposed (its last two axes swapped): `transpose_a` /
 # `transpose_b`, as MindSpore's MatMul. BLAS takes a transposed operand at no cost, so Graph
 # mode folds a transpose feeding a product into these flags (one step fewer per transpose).

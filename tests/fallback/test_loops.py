@@ -14,9 +14,9 @@ from helpers import numeric_grad
 
 import minispore as ms
 from minispore import nn, ops
+from minispore.compiler.codegen import numba_cpu
 from minispore.compiler.loop_spec import LoopCarryError
 from minispore.ops.control_flow import while_loop_p
-from minispore.compiler.codegen import numba_cpu
 
 
 @pytest.fixture(autouse=True)

@@ -20,8 +20,8 @@ import pytest
 
 import minispore as ms
 from minispore import nn, ops
-from minispore.fallback.side_effects import SideEffectError
 from minispore.compiler import executable as executables
+from minispore.fallback.side_effects import SideEffectError
 from minispore.graph_mode import jit_function as jit_module
 
 LOG = []

@@ -2,10 +2,9 @@
 in place or copy (`pytest --gpu`; skipped without a GPU)."""
 import numpy as np
 import pytest
+from gpu_env import GPU_MARKS
 
 from minispore.core import cublas
-
-from gpu_env import GPU_MARKS
 
 pytestmark = GPU_MARKS
 

@@ -2,11 +2,10 @@
 GradOperation, vjp, jvp, stop_gradient, higher orders; checked against closed forms and
 float64 finite differences, in both modes."""
 import numpy as np
+from helpers import assert_close, numeric_grad, run_in_mode
 
 import minispore as ms
 from minispore import Parameter, Tensor, nn, ops
-
-from helpers import assert_close, numeric_grad, run_in_mode
 
 RNG = np.random.default_rng(0)
 XA = RNG.standard_normal((2, 3))

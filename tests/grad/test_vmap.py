@@ -5,15 +5,14 @@ import warnings
 
 import numpy as np
 import pytest
+from helpers import assert_close, run_in_mode, to_numpy
+from ops.test_registry import normal, sample, samples_of, with_index
 
 import minispore as ms
 from minispore import Parameter, Tensor, nn, ops
 from minispore.ops import batching
 from minispore.ops.batching import VmapError
 from minispore.ops.primitive import REGISTRY
-
-from helpers import assert_close, run_in_mode, to_numpy
-from ops.test_registry import normal, sample, samples_of, with_index
 
 LANES = 3
 

@@ -33,12 +33,11 @@ from typing import NamedTuple
 
 import numpy as np
 import pytest
+from helpers import assert_close, numeric_grad, run_in_mode, to_numpy
 
 import minispore as ms
 from minispore.ops.indexing import parse_index
 from minispore.ops.primitive import REGISTRY, Aval, OpError, aval_of
-
-from helpers import assert_close, numeric_grad, run_in_mode, to_numpy
 
 
 class Sample(NamedTuple):

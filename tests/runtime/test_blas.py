@@ -5,10 +5,9 @@ import sys
 
 import numpy as np
 import pytest
+from helpers import assert_close
 
 from minispore.core import blas
-
-from helpers import assert_close
 
 LARGE = (96, 200, 300)  # (m, k, n): 5.8M multiply-adds, past blas.MIN_MACS
 SMALL = (3, 4, 5)

@@ -18,18 +18,17 @@ import sys
 
 import numpy as np
 import pytest
+from fake_device import HOST_SHIMS, HostElementwiseKernel, elementwise_loop, fake_cupy_modules
+from graph_workloads import WORKLOADS
 
 import minispore as ms
-from minispore.ops.primitive import REGISTRY, Aval, OpError
-from minispore.context import cache_dir, device
-from minispore.core import cublas
 from minispore.compiler import codegen
 from minispore.compiler.codegen import cuda_gpu, cuda_graph
 from minispore.compiler.fuse import FusedGroup, partition
+from minispore.context import cache_dir, device
+from minispore.core import cublas
 from minispore.core.ir import Graph, Node, Var
-
-from fake_device import HOST_SHIMS, HostElementwiseKernel, elementwise_loop, fake_cupy_modules
-from graph_workloads import WORKLOADS
+from minispore.ops.primitive import REGISTRY, Aval, OpError
 
 NVCC = shutil.which("nvcc")
 GXX = shutil.which("g++")

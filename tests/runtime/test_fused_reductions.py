@@ -10,10 +10,10 @@ import pytest
 
 import minispore as ms
 from minispore import ops
-from minispore.ops.primitive import REGISTRY
 from minispore.compiler.codegen import numba_cpu
 from minispore.compiler.fuse import FusedGroup, partition
 from minispore.core.ir import Graph, Node, Var
+from minispore.ops.primitive import REGISTRY
 
 TOLERANCE = {np.float32: {"rtol": 2e-6, "atol": 1e-6}, np.float64: {"rtol": 1e-13, "atol": 1e-13}}
 

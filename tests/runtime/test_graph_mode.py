@@ -7,8 +7,8 @@ import pytest
 
 import minispore as ms
 from minispore import nn, ops
-from minispore.context import cache_dir
 from minispore.compiler.codegen import numba_cpu
+from minispore.context import cache_dir
 
 
 def _t(*values):

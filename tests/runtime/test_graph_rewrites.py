@@ -2,17 +2,16 @@
 numba kernels (codegen.cpu_kernels) that Graph mode runs for softmax-like primitives."""
 import numpy as np
 import pytest
+from helpers import assert_close
 
 import minispore as ms
 from minispore import ops
-from minispore.ops.primitive import REGISTRY
 from minispore.compiler import passes
 from minispore.compiler.codegen import numba_cpu
 from minispore.compiler.codegen.cpu_kernels import CPU_KERNELS
 from minispore.compiler.trace import trace
 from minispore.core.ir import Node, Var
-
-from helpers import assert_close
+from minispore.ops.primitive import REGISTRY
 
 
 def _optimized(fn, *arrays):

@@ -7,13 +7,13 @@
 """
 import math
 
-from ...core.initializer import HeUniform, Uniform, initializer
-from ...ops import functional as F
 from ...core.dtype import float32, to_type
+from ...core.initializer import HeUniform, Uniform, initializer
+from ...core.parameter import Parameter
 from ...core.tensor import Tensor
+from ...ops import functional as F
 from .. import validation as V
 from ..cell import Cell
-from ...core.parameter import Parameter
 from .activation import get_activation
 
 
