@@ -1,7 +1,8 @@
 """Argument handling shared by the user-facing nn functions (conv2d, pooling, normalisation,
 losses...): array-likes as Tensors, and bad input as an OpError in the standard form."""
 from ..runtime.tensor import Tensor
-from .primitive import OpShapeError, aval_of, with_context
+from .infer import normalize_axis
+from .primitive import OpError, OpShapeError, aval_of, with_context
 
 
 def op_error(op, inputs, message, error=OpShapeError):
@@ -12,3 +13,11 @@ def op_error(op, inputs, message, error=OpShapeError):
 def as_tensor(x):
     """x as a Tensor (array-likes and Python numbers are wrapped)."""
     return x if isinstance(x, Tensor) else Tensor(x)
+
+
+def axis_arg(op, x, axis):
+    """`axis` of x as a non-negative int, or an OpError naming the op and x."""
+    try:
+        return normalize_axis(int(axis), x.ndim)
+    except OpError as e:
+        raise op_error(op, (x,), str(e), type(e)) from None

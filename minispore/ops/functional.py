@@ -69,7 +69,7 @@ def _axes(op_name, x, axis):
         raise _error(op_name, type(e), str(e), [x], axis=axis) from None
 
 
-def _binary(prim):
+def binary_op(prim):
     def op(x, y):
         if not (isinstance(x, Tensor) and isinstance(y, Tensor) and x._data.dtype == y._data.dtype):
             x, y = promote(x, y)
@@ -87,11 +87,11 @@ globals().update(REGISTRY)
 for _name in ("add", "sub", "mul", "div", "floor_div", "floor_mod", "pow", "maximum", "minimum",
               "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
               "logical_and", "logical_or", "logical_xor"):
-    globals()[_name] = _binary(REGISTRY[_name])
+    globals()[_name] = binary_op(REGISTRY[_name])
 
 
 
-def _unary(prim):
+def unary_op(prim):
     # a plain one-argument function: calling the Primitive object itself would pack and
     # unpack an attrs dict on every eager op (a third of PyNative's per-op overhead)
     def op(x, *wrong):  # extra inputs reach the primitive, which names the op in its error
@@ -104,7 +104,7 @@ def _unary(prim):
 for _name in ("neg", "abs", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tan",
               "tanh", "sigmoid", "relu", "erf", "sign", "floor", "ceil", "round", "logical_not",
               "bitwise_not", "identity"):
-    globals()[_name] = _unary(REGISTRY[_name])
+    globals()[_name] = unary_op(REGISTRY[_name])
 
 subtract, multiply, divide, true_divide, floor_divide = sub, mul, div, div, floor_div
 ne, eq, lt, le, gt, ge = not_equal, equal, less, less_equal, greater, greater_equal
@@ -182,18 +182,6 @@ def where(condition, x, y):
 
 
 select = where
-
-
-def clip(x, xmin=None, xmax=None):
-    """Values of x limited to [xmin, xmax] (either may be None)."""
-    if xmin is not None:
-        x = maximum(x, xmin)
-    if xmax is not None:
-        x = minimum(x, xmax)
-    return x
-
-
-clamp = clip_by_value = clip
 
 
 def square(x):
@@ -280,35 +268,6 @@ def mean(x, axis=None, keep_dims=False, *, keepdims=None):
 
 
 reduce_mean = mean
-
-
-def var(x, axis=None, ddof=0, keep_dims=False):
-    axes = normalize_axes(axis, x.ndim)
-    centered = sub(x, mean(x, axes, True))
-    return div(sum(mul(centered, centered), axes, keep_dims), float(_py_max(_count(x, axes) - ddof, 1)))
-
-
-def std(x, axis=None, ddof=0, keep_dims=False):
-    return sqrt(var(x, axis, ddof, keep_dims))
-
-
-def norm(x, ord=None, axis=None, keep_dims=False):
-    """Vector 2-norm (ord None/2), 1-norm, or inf-norm over `axis`."""
-    if ord in (None, 2, "fro"):
-        return sqrt(sum(mul(x, x), axis, keep_dims))
-    if ord == 1:
-        return sum(abs(x), axis, keep_dims)
-    if ord == float("inf"):
-        return amax(abs(x), axis, keep_dims)
-    raise ValueError(f"ops.norm: ord={ord!r} is not supported (None, 1, 2, inf)")
-
-
-def logsumexp(x, axis=None, keep_dims=False):
-    axes = normalize_axes(axis, x.ndim)
-    # shifting by the max keeps exp in range and does not change the value or the gradient
-    shift = stop_gradient(amax(x, axes, True))
-    out = add(log(sum(exp(sub(x, shift)), axes, True)), shift)
-    return out if keep_dims else squeeze(out, axes)
 
 
 def argmax(x, axis=None, keepdims=False, *, dim=None, keepdim=None, output_type=np.int64):
@@ -597,18 +556,6 @@ def bmm(x, y):
     return matmul(x, y)
 
 
-def dot(x, y):
-    return matmul(x, y)
-
-
-def outer(x, y):
-    return mul(expand_dims(x, -1), expand_dims(y, 0))
-
-
-def isclose(x, y, rtol=1e-5, atol=1e-8):
-    return less_equal(abs(sub(x, y)), add(mul(abs(y), rtol), atol))
-
-
 def is_tensor(x):
     return isinstance(x, Tensor)
 
@@ -629,3 +576,4 @@ from .nn import *  # noqa: E402,F401,F403  (nn primitives and composites: conv, 
 from .state import assign, assign_add, assign_sub, depend  # noqa: E402,F401
 from .debug import print_values  # noqa: E402,F401  (registers the graph print op)
 from .control_flow import while_loop  # noqa: E402,F401  (registers the graph loop ops)
+from .surface import *  # noqa: E402,F401,F403  (math, statistics, layout, linalg, random...)

@@ -212,7 +212,6 @@ SAMPLES = {
                                                  normal(rng, (2, 4)), axis=0),
     "sort": lambda rng: [sample(normal(rng, (3, 5)), axis=1, descending=False),
                          sample(normal(rng, (4, 2)), axis=0, descending=True)],
-    "nonzero": lambda rng: sample(normal(rng, (3, 4)) * ints(rng, (3, 4), 2)),
     # ----- linear algebra -----
     "matmul": lambda rng: [sample(normal(rng, (2, 3, 4)), normal(rng, (4, 5))),
                            sample(normal(rng, (2, 1, 3, 4)), normal(rng, (5, 4, 2))),
@@ -337,7 +336,7 @@ NO_GRADIENT = {
     "sign", "floor", "ceil", "round", "logical_not", "bitwise_not", "floor_div",
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "logical_and", "logical_or", "logical_xor", "stop_gradient",
-    "reduce_all", "reduce_any", "argmax", "argmin", "nonzero", "print", "dropout_mask",
+    "reduce_all", "reduce_any", "argmax", "argmin", "print", "dropout_mask",
 }
 
 # Primitives whose own bprop raises a clear OpError by design (no second-order rule).
@@ -450,8 +449,7 @@ def check_infer_matches_impl(prim, inputs, attrs):
     for aval, o in zip(inferred, out):
         o = np.asarray(o)
         assert isinstance(aval, Aval), f"{prim.name}: infer returned {aval!r}"
-        # -1 in an inferred shape: a data-dependent size (nonzero)
-        assert len(aval.shape) == o.ndim and all(a in (-1, b) for a, b in zip(aval.shape, o.shape)), \
+        assert tuple(aval.shape) == o.shape, \
             f"{prim.name}: infer says shape {aval.shape}, impl gives {o.shape} for {avals} {attrs}"
         assert np.dtype(aval.dtype) == o.dtype, \
             f"{prim.name}: infer says {aval.dtype}, impl gives {o.dtype} for {avals} {attrs}"

@@ -1,0 +1,174 @@
+"""Gathering and scattering by index: along an axis (scatter, tensor_scatter_elements), by
+N-d index tuples (gather_nd, scatter_nd, tensor_scatter_*), along the first axis into a
+Parameter (scatter_add/sub/update), by masks (masked_select), and index_add/index_fill.
+
+One new row, `scatter_along_axis` (numpy's put_along_axis: out = base with base[idx] = values
+along an axis); the rest are composites of getitem / index_add / setitem and the
+along-axis rows of ops.array, whose bprops and batching rules they reuse.
+
+    >>> ops.scatter_nd(ms.Tensor([[0], [2], [0]]), ms.Tensor([1.0, 2.0, 3.0]), (4,))
+    Tensor(shape=[4], dtype=Float32, value= [ 4.00000000e+00,  0.00000000e+00,  2.00000000e+00,  0.00000000e+00])
+"""
+import numpy as np
+
+from . import array as A
+from . import functional as F
+from .arguments import as_tensor, axis_arg, op_error
+from .primitive import OpTypeError, Primitive
+from .state import assign
+
+__all__ = ["scatter", "tensor_scatter_elements", "gather_d", "gather_nd", "scatter_nd",
+           "tensor_scatter_add", "tensor_scatter_sub", "tensor_scatter_update", "scatter_add",
+           "scatter_sub", "scatter_update", "scatter_nd_add", "scatter_nd_sub",
+           "scatter_nd_update", "index_add", "index_fill", "masked_select"]
+
+
+def _scatter_impl(xp, base, idx, values, axis):
+    out = base.copy()
+    grid = list(xp.ix_(*[xp.arange(s) for s in idx.shape]))
+    grid[axis] = idx
+    out[tuple(grid)] = xp.broadcast_to(values, idx.shape)
+    return out
+
+
+def _scatter_bprop(base, idx, values, out, dout, axis):
+    # where an index repeats, the value written last (numpy's order) is the one kept, but
+    # each writer gets the gradient read back at its position
+    cleared = scatter_along_axis(dout, idx, F.zeros_like(values), axis=axis)
+    return cleared, None, F.take_along_axis(dout, idx, axis=axis)
+
+
+scatter_along_axis = Primitive(
+    "scatter_along_axis", infer=lambda base, idx, values, axis: base, impl=_scatter_impl,
+    bprop=_scatter_bprop, batch=A._along_axis_batch,
+    doc="out = base.copy(); out[..., idx[...], ...] = values along `axis`")
+
+
+def tensor_scatter_elements(input_x, indices, updates, axis=0, reduction="none"):
+    """A copy of input_x with updates written (reduction 'none') or added ('add') at
+    `indices` along `axis`: out[i][indices[i][j]][k] = updates[i][j][k] for axis 1."""
+    x, idx = as_tensor(input_x), as_tensor(indices)
+    axis = axis_arg("tensor_scatter_elements", x, axis)
+    updates = F.cast(as_tensor(updates), x.dtype)
+    if reduction == "add":
+        return F.scatter_add_along_axis(x, idx, updates, axis=axis)
+    if reduction != "none":
+        raise ValueError(f"ops.tensor_scatter_elements: reduction must be 'none' or 'add', "
+                         f"got {reduction!r}")
+    return scatter_along_axis(x, idx, updates, axis=axis)
+
+
+def scatter(input, axis, index, src):
+    """A copy of input with src written at `index` along `axis` (PyTorch's scatter)."""
+    return tensor_scatter_elements(input, index, src, axis)
+
+
+def gather_d(x, dim, index):
+    return F.gather_elements(x, dim, index)
+
+
+def _index_tuple(op, indices, target):
+    """The index tensors indices[..., 0], indices[..., 1]... (one per leading axis of the
+    target that indices' last axis addresses) and the matching getitem spec."""
+    idx = as_tensor(indices)
+    if idx.dtype.kind not in "iu":
+        raise op_error(op, (idx,), "indices must be an integer tensor", OpTypeError)
+    depth = idx.shape[-1]
+    if depth > target.ndim:
+        raise op_error(op, (target, idx), f"indices address {depth} axes of a rank-"
+                       f"{target.ndim} tensor")
+    parts = tuple(F.getitem(idx, (Ellipsis, k)) for k in range(depth))
+    return parts, tuple(("tensor", k) for k in range(depth))
+
+
+def gather_nd(input_x, indices):
+    """input_x at the index tuples in the last axis of `indices`:
+    out[i, j] = input_x[indices[i, j, 0], indices[i, j, 1], ...]."""
+    x = as_tensor(input_x)
+    parts, _ = _index_tuple("gather_nd", indices, x)
+    return F.getitem(x, parts)
+
+
+def _index_add(base, indices, updates):
+    parts, spec = _index_tuple("index_add", indices, base)
+    return A.index_add(base, F.cast(as_tensor(updates), base.dtype), *parts, index=spec)
+
+
+def scatter_nd(indices, updates, shape):
+    """A zero tensor of `shape` with updates added at the index tuples of `indices`
+    (repeated indices accumulate)."""
+    updates = as_tensor(updates)
+    return _index_add(F.zeros(tuple(shape), updates.dtype), indices, updates)
+
+
+def tensor_scatter_add(input_x, indices, updates):
+    """A copy of input_x with updates added at the index tuples of `indices`."""
+    return _index_add(as_tensor(input_x), indices, updates)
+
+
+def tensor_scatter_sub(input_x, indices, updates):
+    return _index_add(as_tensor(input_x), indices, F.neg(as_tensor(updates)))
+
+
+def tensor_scatter_update(input_x, indices, updates):
+    """A copy of input_x with updates written at the index tuples of `indices`."""
+    x = as_tensor(input_x)
+    parts, spec = _index_tuple("tensor_scatter_update", indices, x)
+    return A.setitem(x, F.cast(as_tensor(updates), x.dtype), *parts, index=spec)
+
+
+def _first_axis(indices):
+    """Indices of the first axis as a one-column index tuple for the nd functions."""
+    return F.expand_dims(as_tensor(indices), -1)
+
+
+# MindSpore's Parameter-updating forms: input_x (a Parameter) takes the result and is returned
+
+def scatter_nd_add(input_x, indices, updates, use_locking=False):
+    return assign(input_x, tensor_scatter_add(input_x, indices, updates))
+
+
+def scatter_nd_sub(input_x, indices, updates, use_locking=False):
+    return assign(input_x, tensor_scatter_sub(input_x, indices, updates))
+
+
+def scatter_nd_update(input_x, indices, updates, use_locking=True):
+    return assign(input_x, tensor_scatter_update(input_x, indices, updates))
+
+
+def scatter_add(input_x, indices, updates):
+    """input_x[indices[...]] += updates along the first axis, in place."""
+    return scatter_nd_add(input_x, _first_axis(indices), updates)
+
+
+def scatter_sub(input_x, indices, updates):
+    return scatter_nd_sub(input_x, _first_axis(indices), updates)
+
+
+def scatter_update(input_x, indices, updates):
+    return scatter_nd_update(input_x, _first_axis(indices), updates)
+
+
+def index_add(x, indices, y, axis, use_lock=True, check_index_bound=True):
+    """x's slices at `indices` along `axis` incremented by y's, in place (x a Parameter)."""
+    x = as_tensor(x)
+    axis = axis_arg("index_add", x, axis)
+    moved = F.movedim(x, axis, 0)
+    added = tensor_scatter_add(moved, _first_axis(indices), F.movedim(as_tensor(y), axis, 0))
+    return assign(x, F.movedim(added, 0, axis))
+
+
+def index_fill(x, axis, index, value):
+    """A copy of x with `value` in the slices at `index` along `axis`."""
+    x = as_tensor(x)
+    axis = axis_arg("index_fill", x, axis)
+    return F.setitem(x, (slice(None),) * axis + (as_tensor(index),), value)
+
+
+def masked_select(input, mask):
+    """The elements of input where the (broadcast) bool mask holds, as a 1-D tensor. Its
+    length depends on the mask's values: Graph mode reads the mask on the host (a graph
+    break)."""
+    x, mask = as_tensor(input), as_tensor(mask)
+    shape = tuple(np.broadcast_shapes(x.shape, mask.shape))
+    return F.getitem(F.broadcast_to(x, shape), F.broadcast_to(mask, shape))
