@@ -94,9 +94,13 @@ erfinv = Primitive("erfinv", infer=I.float_unary, impl=_special("erfinv"),
 
 # ***** rounding and classification: no gradient *****
 
-trunc = Primitive("trunc", infer=I.numeric,
-                  impl=lambda xp, x: x.copy() if x.dtype.kind in "iu" else xp.trunc(x),
-                  bprop=no_grad, expr="trunc({0})")
+def _trunc_impl(xp, x):
+    if x.dtype.kind == "b":  # as infer says (numpy would give Float16)
+        raise TypeError("trunc is not defined on Bool tensors")
+    return x.copy() if x.dtype.kind in "iu" else xp.trunc(x)
+
+
+trunc = Primitive("trunc", infer=I.numeric, impl=_trunc_impl, bprop=no_grad, expr="trunc({0})")
 
 
 def _classify(name):
@@ -162,15 +166,20 @@ def _integer_infer(x, y, **attrs):
 
 
 def _integer_binary(name, ufunc, expr=None, infer=_integer_infer):
-    # rows without a template (numba and CUDA have no gcd/lcm to call) run on numpy
-    return Primitive(name, infer=infer, impl=lambda xp, x, y: getattr(xp, ufunc)(x, y),
-                     bprop=no_grad, expr=expr, batch=None if expr else B.elementwise)
+    def impl(xp, x, y):
+        if infer is _integer_infer and x.dtype.kind not in "iu":  # numpy would shift Bools
+            raise TypeError(f"{name} needs integer tensors")
+        return getattr(xp, ufunc)(x, y)
+    # rows without a template run on numpy (numba and CUDA have no gcd/lcm to call)
+    return Primitive(name, infer=infer, impl=impl, bprop=no_grad, expr=expr,
+                     batch=None if expr else B.elementwise)
 
 
 bitwise_and = _integer_binary("bitwise_and", "bitwise_and", "{0} & {1}", _bitwise_infer)
 bitwise_or = _integer_binary("bitwise_or", "bitwise_or", "{0} | {1}", _bitwise_infer)
 bitwise_xor = _integer_binary("bitwise_xor", "bitwise_xor", "{0} ^ {1}", _bitwise_infer)
-bitwise_left_shift = _integer_binary("bitwise_left_shift", "left_shift", "{0} << {1}")
-bitwise_right_shift = _integer_binary("bitwise_right_shift", "right_shift", "{0} >> {1}")
+# no templates: C and LLVM leave shifts by the bit width or more undefined, numpy gives 0
+bitwise_left_shift = _integer_binary("bitwise_left_shift", "left_shift")
+bitwise_right_shift = _integer_binary("bitwise_right_shift", "right_shift")
 gcd = _integer_binary("gcd", "gcd")
 lcm = _integer_binary("lcm", "lcm")

@@ -75,7 +75,8 @@ def check_rule(prim, sample, mode):
 @pytest.mark.parametrize("name", sorted(REGISTRY))
 def test_batching_rule_matches_a_loop_over_lanes(name, mode, capsys):
     for sample in samples_of(name):
-        check_rule(REGISTRY[name], sample, mode)
+        if sample.inputs:  # vmap needs an input to batch (a random draw may have none)
+            check_rule(REGISTRY[name], sample, mode)
 
 
 def extra_samples(rng):

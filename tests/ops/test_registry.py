@@ -28,6 +28,7 @@ primitive as Tensors; attrs are its keyword attributes exactly as `bind` receive
 * a primitive with no derivative (its bprop returns None for every input) goes into
   NO_GRADIENT as well.
 """
+import sys
 import zlib
 from typing import NamedTuple
 
@@ -39,6 +40,7 @@ from minispore.ops.indexing import parse_index
 from minispore.ops.primitive import REGISTRY, Aval, OpError, aval_of
 
 from helpers import assert_close, numeric_grad, run_in_mode, to_numpy
+from ops import surface_samples  # tests/ is on sys.path (the conftest's folder)
 
 
 class Sample(NamedTuple):
@@ -338,6 +340,11 @@ NO_GRADIENT = {
     "logical_and", "logical_or", "logical_xor", "stop_gradient",
     "reduce_all", "reduce_any", "argmax", "argmin", "print", "dropout_mask",
 }
+
+# The wider op surface (math, scans, scatter, search, random, linear algebra) has its
+# samples in a module of its own.
+SAMPLES.update(surface_samples.recipes(sys.modules[__name__]))
+NO_GRADIENT |= surface_samples.NO_GRADIENT
 
 # Primitives whose own bprop raises a clear OpError by design (no second-order rule).
 FIRST_ORDER_ONLY = {
