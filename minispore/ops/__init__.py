@@ -11,5 +11,6 @@ from .layout import range  # noqa: F401  (a builtin that ops.functional itself u
 from .classes import *  # noqa: F401,F403
 from .classes import PrimitiveClass as Primitive  # noqa: F401
 from .primitive import REGISTRY, OpError, OpShapeError, OpTypeError  # noqa: F401
+from . import tensor_methods  # noqa: F401  (x.flip(0), x.sum(keepdim=True)...)
 from ..grad.api import GradOperation, grad, jvp, value_and_grad, vjp  # noqa: F401,E402
 from ..grad import hessian, jacfwd, jacrev, vmap  # noqa: F401,E402

@@ -232,13 +232,25 @@ def normalize_axes(axis, ndim):
     return normalized if ndim else None  # a 0-d tensor's one axis (0 or -1) is all of it
 
 
+def reduction_args(axis, keep_dims, dim=None, keepdim=None, keepdims=None):
+    """(axis, keep) from MindSpore's spellings: axis/keep_dims (1.x), dim/keepdim (2.x and
+    mint), keepdims (numpy style); whichever is given wins over the defaults."""
+    axis = axis if dim is None else dim
+    for keep in (keepdim, keepdims):
+        if keep is not None:
+            keep_dims = keep
+    return axis, bool(keep_dims)
+
+
 def _reduction(name, doc):
     prim = REGISTRY[name]
 
-    def op(x, axis=None, keep_dims=False, *, keepdims=None):
+    def op(x, axis=None, keep_dims=False, *, keepdims=None, dim=None, keepdim=None,
+           dtype=None):
         x = x if isinstance(x, Tensor) else Tensor(x)
-        keep = keep_dims if keepdims is None else keepdims
-        return bind(prim, x, axis=_axes(name, x, axis), keep_dims=bool(keep))
+        axis, keep = reduction_args(axis, keep_dims, dim, keepdim, keepdims)
+        out = bind(prim, x, axis=_axes(name, x, axis), keep_dims=keep)
+        return out if dtype is None else cast(out, dtype)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc
     return op
@@ -257,14 +269,16 @@ def _count(x, axes):
     return int(np.prod([shape[a] for a in axes] if axes is not None else shape, dtype=np.int64))
 
 
-def mean(x, axis=None, keep_dims=False, *, keepdims=None):
-    """Arithmetic mean over `axis`."""
+def mean(x, axis=None, keep_dims=False, *, keepdims=None, dim=None, keepdim=None,
+         dtype=None):
+    """Arithmetic mean over `axis` (also spelled dim; keep_dims, keepdims or keepdim)."""
     x = x if isinstance(x, Tensor) else Tensor(x)
-    keep = keep_dims if keepdims is None else keepdims
+    axis, keep = reduction_args(axis, keep_dims, dim, keepdim, keepdims)
     axes = _axes("mean", x, axis)
     if not x.dtype.is_float:
         x = cast(x, np.float32)
-    return div(sum(x, axes, keep), float(_py_max(_count(x, axes), 1)))
+    out = div(sum(x, axes, keep), float(_py_max(_count(x, axes), 1)))
+    return out if dtype is None else cast(out, dtype)
 
 
 reduce_mean = mean

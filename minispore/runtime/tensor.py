@@ -6,7 +6,9 @@
     Tensor(shape=[2], dtype=Float32, value= [ 8.00000000e+00,  1.60000000e+01])
 
 Every operator and method calls a function in `minispore.ops`, so a Tensor behaves the same
-in PyNative mode (values computed now) and while Graph mode traces (values symbolic).
+in PyNative mode (values computed now) and while Graph mode traces (values symbolic). The
+methods that mirror ops functions (sum, max, flip, masked_fill...) are attached by
+`ops.tensor_methods`.
 """
 import numpy as np
 
@@ -286,76 +288,6 @@ class Tensor:
 
     def broadcast_to(self, shape):
         return F.broadcast_to(self, shape)
-
-    def sum(self, axis=None, keep_dims=False, dtype=None):
-        out = F.sum(self, axis, keep_dims)
-        return out if dtype is None else out.astype(dtype)
-
-    def mean(self, axis=None, keep_dims=False):
-        return F.mean(self, axis, keep_dims)
-
-    def max(self, axis=None, keep_dims=False):
-        return F.amax(self, axis, keep_dims)
-
-    def min(self, axis=None, keep_dims=False):
-        return F.amin(self, axis, keep_dims)
-
-    def prod(self, axis=None, keep_dims=False):
-        return F.prod(self, axis, keep_dims)
-
-    def argmax(self, axis=None, keep_dims=False):
-        return F.argmax(self, axis, keep_dims)
-
-    def argmin(self, axis=None, keep_dims=False):
-        return F.argmin(self, axis, keep_dims)
-
-    def all(self, axis=None, keep_dims=False):
-        return F.all(self, axis, keep_dims)
-
-    def any(self, axis=None, keep_dims=False):
-        return F.any(self, axis, keep_dims)
-
-    def abs(self):
-        return F.abs(self)
-
-    def exp(self):
-        return F.exp(self)
-
-    def log(self):
-        return F.log(self)
-
-    def sqrt(self):
-        return F.sqrt(self)
-
-    def square(self):
-        return F.square(self)
-
-    def tanh(self):
-        return F.tanh(self)
-
-    def sigmoid(self):
-        return F.sigmoid(self)
-
-    def clip(self, xmin=None, xmax=None):
-        return F.clip(self, xmin, xmax)
-
-    def pow(self, exponent):
-        return F.pow(self, exponent)
-
-    def softmax(self, axis=-1):
-        return F.softmax(self, axis)
-
-    def std(self, axis=None, ddof=0, keep_dims=False):
-        return F.std(self, axis, ddof, keep_dims)
-
-    def var(self, axis=None, ddof=0, keep_dims=False):
-        return F.var(self, axis, ddof, keep_dims)
-
-    def norm(self, ord=None, axis=None, keep_dims=False):
-        return F.norm(self, ord, axis, keep_dims)
-
-    def matmul(self, other):
-        return F.matmul(self, other)
 
     def assign_value(self, value):
         """Replace this tensor's values in place (no autodiff)."""
