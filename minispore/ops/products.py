@@ -16,7 +16,7 @@ from .primitive import OpShapeError
 
 __all__ = ["dot", "vdot", "inner", "outer", "ger", "kron", "cross", "tensordot", "mm", "mv",
            "addmv", "addbmm", "baddbmm", "addr", "vecdot", "batch_dot", "matrix_power", "pinv",
-           "normalize", "cosine_similarity", "pairwise_distance", "cdist", "embedding"]
+           "normalize", "cosine_similarity", "pairwise_distance", "cdist", "embedding", "vander"]
 
 
 def tensordot(x1, x2, axes):
@@ -202,6 +202,14 @@ def pinv(x, *, atol=None, rtol=None, hermitian=False):
     keep = F.greater(s, cutoff)
     s_inv = F.where(keep, F.div(1, F.where(keep, s, F.ones_like(s))), F.zeros_like(s))
     return F.matmul(F.mul(v, F.expand_dims(s_inv, -2)), F.swap_last_axes(u))
+
+
+def vander(x, N=None):
+    """The Vandermonde matrix of the vector x: columns x**(N-1), ..., x**0."""
+    v = as_tensor(x)
+    n = v.shape[0] if N is None else int(N)
+    powers = F.arange(n - 1, -1, -1, dtype=v.dtype)
+    return F.pow(F.expand_dims(v, -1), powers)
 
 
 # ***** nn functions *****

@@ -15,7 +15,7 @@ from .primitive import OpTypeError
 
 __all__ = ["var", "std", "var_mean", "std_mean", "median", "nanmedian", "quantile",
            "nanquantile", "nansum", "nanmean", "count_nonzero", "aminmax", "logsumexp", "norm",
-           "vector_norm", "matrix_norm", "ptp"]
+           "vector_norm", "matrix_norm", "ptp", "trapz"]
 
 
 def _float(x):
@@ -60,6 +60,20 @@ def std_mean(input, axis=None, ddof=0, keepdims=False):
 def ptp(input, axis=None, keepdims=False):
     """max - min over `axis` (peak to peak)."""
     return F.sub(F.amax(input, axis, keepdims), F.amin(input, axis, keepdims))
+
+
+def trapz(y, x=None, *, dx=1.0, dim=-1):
+    """The integral of y along `dim` by the trapezoidal rule (sample points x, or spacing dx)."""
+    y = _float(y)
+    dim = axis_arg("trapz", y, dim)
+    n = y.shape[dim]
+    mids = F.mul(F.add(F.slice_axis(y, dim, 1, n), F.slice_axis(y, dim, 0, n - 1)), 0.5)
+    if x is None:
+        return F.mul(F.sum(mids, dim), dx)
+    steps = F.diff(as_tensor(x), 1, -1)
+    if steps.ndim == 1 and y.ndim > 1:
+        steps = F.reshape(steps, tuple(n - 1 if a == dim else 1 for a in range(y.ndim)))
+    return F.sum(F.mul(mids, steps), dim)
 
 
 def logsumexp(input, dim=None, keepdim=False, *, axis=None, keep_dims=None):
