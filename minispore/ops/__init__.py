@@ -7,7 +7,8 @@
 from ..runtime.tensor import Tensor  # noqa: F401  (first: Tensor wires up ops.functional)
 from .functional import *  # noqa: F401,F403
 from .functional import abs, all, any, max, min, pow, round, sum  # noqa: F401  (shadow builtins)
-from .layout import range  # noqa: F401  (a builtin that ops.functional itself uses)
+from .compat import slice  # noqa: F401  (builtins that ops.functional itself uses)
+from .layout import range  # noqa: F401
 from .classes import *  # noqa: F401,F403
 from .classes import PrimitiveClass as Primitive  # noqa: F401
 from .primitive import REGISTRY, OpError, OpShapeError, OpTypeError  # noqa: F401

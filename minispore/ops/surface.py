@@ -12,7 +12,9 @@ here for `ops.functional` (and so for `minispore.ops`):
     einsum          einsum
     decompositions  inverse, det, slogdet, cholesky, qr, svd, eigh
     products        dot, kron, tensordot, addmv..., matrix_power, pinv, cdist, normalize
+    compat          1.x aliases, scalar helpers, in-place forms, matrix_diag, segment sums...
 """
+from .compat import *  # noqa: F401,F403
 from .decompositions import *  # noqa: F401,F403
 from .einsum import *  # noqa: F401,F403
 from .layout import *  # noqa: F401,F403
