@@ -15,6 +15,7 @@ import numpy as np
 from .. import ops as _ops
 from ..ops import functional as F
 from ..ops.arguments import as_tensor
+from ..ops.scatter import add_at_indices
 from . import nn, optim  # noqa: F401
 
 _SAME = """
@@ -69,6 +70,23 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 
 def addr_(input, vec1, vec2, *, beta=1, alpha=1):
     return F.addr(input, vec1, vec2, beta=beta, alpha=alpha)
+
+
+def softmax(input, dim, *, dtype=None):
+    x = as_tensor(input) if dtype is None else F.cast(input, dtype)
+    return F.softmax(x, dim)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return nn.functional.conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
+    """(X, A) with op(A) X = b for triangular A."""
+    return as_tensor(b).triangular_solve(A, upper, transpose, unitriangular)
+
+
+real, imag = F.real, F.imag
 
 
 def clamp(input, min=None, max=None):
@@ -219,12 +237,7 @@ def scatter_add(input, dim, index, src):
 
 def index_add(input, dim, index, source, *, alpha=1):
     """A copy of input with alpha * source added at `index` along dim."""
-    x = as_tensor(input)
-    moved = F.movedim(x, dim, 0)
-    source = F.movedim(as_tensor(source), dim, 0)
-    added = F.tensor_scatter_add(moved, F.expand_dims(as_tensor(index), -1),
-                                 source if alpha == 1 else F.mul(source, alpha))
-    return F.movedim(added, 0, dim)
+    return add_at_indices(input, dim, index, source, alpha)
 
 
 def sort(input, *, dim=-1, descending=False, stable=False):

@@ -149,13 +149,20 @@ def scatter_update(input_x, indices, updates):
     return scatter_nd_update(input_x, _first_axis(indices), updates)
 
 
+def add_at_indices(input, dim, index, source, alpha=1):
+    """A copy of input with alpha * source's slices added at `index` along `dim` (PyTorch's
+    index_add; repeated indices accumulate)."""
+    x = as_tensor(input)
+    dim = axis_arg("index_add", x, dim)
+    source = F.movedim(as_tensor(source), dim, 0)
+    added = tensor_scatter_add(F.movedim(x, dim, 0), _first_axis(index),
+                               source if alpha == 1 else F.mul(source, alpha))
+    return F.movedim(added, 0, dim)
+
+
 def index_add(x, indices, y, axis, use_lock=True, check_index_bound=True):
     """x's slices at `indices` along `axis` incremented by y's, in place (x a Parameter)."""
-    x = as_tensor(x)
-    axis = axis_arg("index_add", x, axis)
-    moved = F.movedim(x, axis, 0)
-    added = tensor_scatter_add(moved, _first_axis(indices), F.movedim(as_tensor(y), axis, 0))
-    return assign(x, F.movedim(added, 0, axis))
+    return assign(x, add_at_indices(x, axis, indices, y))
 
 
 def index_fill(x, axis, index, value):

@@ -15,6 +15,7 @@ from ..runtime import device
 from ..runtime.tensor import Tensor
 from . import functional as F
 from .functional import reduction_args
+from .scatter import add_at_indices
 
 # ***** methods that are an ops function with the tensor first *****
 
@@ -38,7 +39,8 @@ _SAME_SIGNATURE = """
     tensor_split tile top_k topk tril triu true_divide trunc unbind unique
     unique_consecutive unique_with_pad unsqueeze view_as vsplit xdivy xlogy log_matrix_determinant
     inv tanh sigmoid sqrt square log exp abs pow softmax matmul cumsum median
-    norm logsumexp
+    norm logsumexp cholesky_inverse cholesky_solve cov diagonal_scatter inplace_update lstsq
+    mvlgamma random_categorical renorm
 """.split()
 
 
@@ -228,6 +230,77 @@ def _fill_value(self, value):
     return F.full(self.shape, value, self.dtype)
 
 
+def _fill_diagonal(self, fill_value, wrap=False):
+    """A copy with fill_value on the main diagonal (of a matrix; wrap: numpy's wrapping of a
+    tall matrix's diagonal every columns + 1 rows)."""
+    mask = np.zeros(self.shape, bool)
+    if self.ndim == 2 and wrap:
+        mask.reshape(-1)[::self.shape[1] + 1] = True
+    else:
+        n = min(self.shape)
+        mask[(np.arange(n),) * self.ndim] = True
+    return F.where(Tensor(mask), F.full((), fill_value, self.dtype), self)
+
+
+def _index_put(self, indices, values, accumulate=False):
+    """A copy with values written (or added, with accumulate) at the index tensors."""
+    index = tuple(indices)
+    if accumulate:
+        from . import array
+        from .indexing import parse_index
+        spec, tensors = parse_index(index)
+        return array.index_add(self, F.cast(values, self.dtype), *tensors, index=spec)
+    return F.setitem(self, index, values)
+
+
+def _masked_scatter(self, mask, source):
+    """A copy with the elements where mask holds replaced, in order, by source's first ones."""
+    mask = F.broadcast_to(as_bool(mask), self.shape)
+    positions = np.cumsum(mask.asnumpy().reshape(-1)) - 1
+    taken = F.gather(F.reshape(source, (-1,)), Tensor(np.maximum(positions, 0)), 0)
+    return F.where(mask, F.reshape(taken, self.shape), self)
+
+
+def as_bool(mask):
+    mask = mask if isinstance(mask, Tensor) else Tensor(mask)
+    return mask if mask.dtype.kind == "b" else F.cast(mask, np.bool_)
+
+
+def _reverse_sequence(self, seq_lengths, seq_dim=0, batch_dim=0):
+    """Each batch entry's first seq_lengths[b] elements along seq_dim reversed."""
+    n = self.shape[seq_dim]
+    lengths = F.expand_dims(F.cast(seq_lengths, np.int64), -1)
+    steps = F.arange(n, dtype=np.int64)
+    order = F.where(F.less(steps, lengths), F.sub(F.sub(lengths, 1), steps), steps)  # (B, n)
+    moved = F.movedim(self, (batch_dim, seq_dim), (0, 1))
+    order = F.reshape(order, order.shape + (1,) * (moved.ndim - 2))
+    out = F.gather_elements(moved, 1, F.broadcast_to(order, moved.shape))
+    return F.movedim(out, (0, 1), (batch_dim, seq_dim))
+
+
+def _triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
+    """(X, A) with op(A) X = self for the triangular matrix A."""
+    a = F.triu(A) if upper else F.tril(A)
+    if unitriangular:
+        a = F.add(F.sub(a, F.mul(F.diag_embed(F.diagonal(a, 0, -2, -1)), 1.0)),
+                  F.eye(a.shape[-1], dtype=a.dtype))
+    a = F.swap_last_axes(a) if transpose else a
+    return F.matmul(F.inverse(a), self), A
+
+
+def _log_normal(self, mean=1.0, std=2.0):
+    return F.cast(F.exp(F.normal(self.shape, float(mean), float(std))), self.dtype)
+
+
+def _cauchy(self, median=0.0, sigma=1.0):
+    u = F.rand(*self.shape, dtype=self.dtype)
+    return F.add(F.mul(F.tan(F.mul(F.sub(u, 0.5), np.pi)), sigma), median)
+
+
+def _uniform(self, from_=0.0, to=1.0, generator=None):
+    return F.uniform(self.shape, float(from_), float(to), dtype=self.dtype)
+
+
 # ***** in-place forms: the new value computed with ops, then assigned *****
 
 def _in_place(compute):
@@ -257,9 +330,16 @@ _IN_PLACE = {
     "bernoulli_": lambda self, p=0.5, *, generator=None: F.bernoulli(self, p),
     "exponential_": lambda self, lambd=1, *, generator=None: F.cast(
         F.exponential(self.shape, lambd), self.dtype),
-    "index_add_": lambda self, dim, index, source, *, alpha=1: F.index_add(
-        F.identity(self), index, F.mul(source, alpha) if alpha != 1 else source, dim),
+    "index_add_": lambda self, dim, index, source, *, alpha=1: add_at_indices(
+        self, dim, index, source, alpha),
     "scatter_add_": _scatter_add,
+    "scatter_": _scatter,
+    "addmm_": lambda self, mat1, mat2, *, beta=1, alpha=1: F.addmm(self, mat1, mat2, beta=beta,
+                                                                    alpha=alpha),
+    "fill_diagonal_": _fill_diagonal,
+    "index_fill_": F.index_fill,
+    "index_put_": _index_put,
+    "masked_scatter_": _masked_scatter,
 }
 
 _METHODS = {
@@ -295,7 +375,17 @@ _METHODS = {
     "adjoint": lambda self: F.swap_last_axes(self),
     "conj": lambda self: self, "real": lambda self: self,
     "imag": lambda self: F.zeros_like(self),
-    "angle": lambda self: F.where(F.less(self, 0), F.full((), np.pi, np.float32), 0.0),
+    "angle": F.angle,
+    "fill_diagonal": _fill_diagonal, "index_put": _index_put, "masked_scatter": _masked_scatter,
+    "reverse_sequence": _reverse_sequence, "triangular_solve": _triangular_solve,
+    "log_normal": _log_normal, "cauchy": _cauchy, "uniform": _uniform,
+    "bernoulli": lambda self, *, generator=None: F.bernoulli(self, self),
+    "index_add": lambda self, dim, index, source, *, alpha=1: add_at_indices(
+        self, dim, index, source, alpha),
+    "select": lambda self, condition, y: F.where(condition, self, y),
+    "scatter_sub": lambda self, indices, updates: F.tensor_scatter_sub(self, indices, updates),
+    "requires_grad_": lambda self, requires_grad=True: self,
+    "to_": lambda self, device=None, non_blocking=False: self,
 }
 
 _PROPERTIES = {

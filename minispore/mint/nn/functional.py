@@ -99,3 +99,13 @@ def pad(input, pad, mode="constant", value=0.0):
 
 def flatten(input, start_dim=0, end_dim=-1):
     return F.flatten(input, start_dim=start_dim, end_dim=end_dim)
+
+
+def relu_(input):
+    """relu, written into input."""
+    return F.assign(input, F.relu(input))
+
+
+def sigmoid_(input):
+    """sigmoid, written into input."""
+    return F.assign(input, F.sigmoid(input))

@@ -49,7 +49,11 @@ _NUMBER = re.compile(r"(?<![\w.])(\d+\.\d*|\d*\.\d+|\d+)(?![\w.])")
 # ***** source generation *****
 
 def _scalar_const(value, dtype):
-    return f"np.{np.dtype(dtype).name}({np.asarray(value).reshape(()).item()!r})"
+    value = np.asarray(value).reshape(()).item()
+    # nan and inf have no literal: float('nan') does
+    text = repr(value) if not isinstance(value, float) or np.isfinite(value) else \
+        f"float({repr(value)!r})"
+    return f"np.{np.dtype(dtype).name}({text})"
 
 
 def _typed_literals(expr, float_dtype):
