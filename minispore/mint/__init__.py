@@ -164,10 +164,9 @@ def count_nonzero(input, dim=None):
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
-    """The Frobenius norm (p 'fro'), a vector p-norm, or 'nuc'."""
-    if p == "fro" and (dim is None or isinstance(dim, int)):
-        p = 2
-    return F.norm(input, p, dim, keepdim, dtype=dtype)
+    """The Frobenius norm (p 'fro': the 2-norm of the elements over dim), a vector p-norm,
+    or 'nuc'."""
+    return F.norm(input, None if p == "fro" else p, dim, keepdim, dtype=dtype)
 
 
 def cumsum(input, dim, dtype=None):
