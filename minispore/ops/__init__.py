@@ -10,6 +10,7 @@ from .functional import abs, all, any, max, min, pow, round, sum  # noqa: F401  
 from .compat import slice  # noqa: F401  (builtins that ops.functional itself uses)
 from .layout import range  # noqa: F401
 from .classes import *  # noqa: F401,F403
+from .classes_ext import *  # noqa: F401,F403
 from .classes import PrimitiveClass as Primitive  # noqa: F401
 from .primitive import REGISTRY, OpError, OpShapeError, OpTypeError  # noqa: F401
 from . import tensor_methods  # noqa: F401  (x.flip(0), x.sum(keepdim=True)...)
