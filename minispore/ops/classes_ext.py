@@ -83,13 +83,14 @@ CONFIGURED = {
     "Sort": ({"axis": -1, "descending": False},
              lambda self, x: F.sort(x, self.axis, self.descending)),
     "CumSum": ({"exclusive": False, "reverse": False},
-               lambda self, x, axis: _scan(F.cumsum, F.sub, self, x, axis)),
+               lambda self, x, axis: _scan(F.cumsum, 0, self, x, axis)),
     "CumProd": ({"exclusive": False, "reverse": False},
-                lambda self, x, axis: _scan(F.cumprod, F.div, self, x, axis)),
+                lambda self, x, axis: _scan(F.cumprod, 1, self, x, axis)),
     "Cummax": ({"axis": 0}, lambda self, x: F.cummax(x, self.axis)),
     "Cummin": ({"axis": 0}, lambda self, x: F.cummin(x, self.axis)),
     "CumulativeLogsumexp": ({"exclusive": False, "reverse": False},
-                            lambda self, x, axis: _logsumexp_scan(self, x, axis)),
+                            lambda self, x, axis: _scan(F.logcumsumexp, -np.inf, self, x,
+                                                                axis)),
     "Einsum": ({"equation": ""}, lambda self, *xs: F.einsum(self.equation, *xs)),
     "Cdist": ({"p": 2.0}, lambda self, x1, x2: F.cdist(x1, x2, self.p)),
     "Pdist": ({"p": 2.0}, lambda self, x: F.pdist(x, self.p)),
@@ -191,20 +192,15 @@ CONFIGURED = {
 }
 
 
-def _scan(scan, inverse, self, x, axis):
-    """A cumulative sum or product, reversed and/or exclusive as MindSpore's CumSum/CumProd."""
-    x = x if self.reverse is False else F.flip(x, axis)
+def _scan(scan, identity, self, x, axis):
+    """A scan reversed and/or exclusive as MindSpore's CumSum/CumProd/CumulativeLogsumexp:
+    exclusive shifts the running values one place, the identity of the scan first."""
+    x = F.flip(x, axis) if self.reverse else x
     out = scan(x, axis)
     if self.exclusive:
-        out = inverse(out, x)
-    return F.flip(out, axis) if self.reverse else out
-
-
-def _logsumexp_scan(self, x, axis):
-    x = F.flip(x, axis) if self.reverse else x
-    out = F.logcumsumexp(x, axis)
-    if self.exclusive:  # log(exp(out) - exp(x)): the running total before each element
-        out = F.add(out, F.log1p(F.neg(F.exp(F.sub(x, out)))))
+        n = x.shape[axis]
+        first = F.full_like(F.slice_axis(out, axis, 0, 1), identity)
+        out = F.concat([first, F.slice_axis(out, axis, 0, n - 1)], axis)
     return F.flip(out, axis) if self.reverse else out
 
 
