@@ -67,7 +67,7 @@ def gather_d(x, dim, index):
     return F.gather_elements(x, dim, index)
 
 
-def _index_tuple(op, indices, target):
+def index_tuple(op, indices, target):
     """The index tensors indices[..., 0], indices[..., 1]... (one per leading axis of the
     target that indices' last axis addresses) and the matching getitem spec."""
     idx = as_tensor(indices)
@@ -85,12 +85,12 @@ def gather_nd(input_x, indices):
     """input_x at the index tuples in the last axis of `indices`:
     out[i, j] = input_x[indices[i, j, 0], indices[i, j, 1], ...]."""
     x = as_tensor(input_x)
-    parts, _ = _index_tuple("gather_nd", indices, x)
+    parts, _ = index_tuple("gather_nd", indices, x)
     return F.getitem(x, parts)
 
 
 def _index_add(base, indices, updates):
-    parts, spec = _index_tuple("index_add", indices, base)
+    parts, spec = index_tuple("index_add", indices, base)
     return A.index_add(base, F.cast(as_tensor(updates), base.dtype), *parts, index=spec)
 
 
@@ -113,11 +113,11 @@ def tensor_scatter_sub(input_x, indices, updates):
 def tensor_scatter_update(input_x, indices, updates):
     """A copy of input_x with updates written at the index tuples of `indices`."""
     x = as_tensor(input_x)
-    parts, spec = _index_tuple("tensor_scatter_update", indices, x)
+    parts, spec = index_tuple("tensor_scatter_update", indices, x)
     return A.setitem(x, F.cast(as_tensor(updates), x.dtype), *parts, index=spec)
 
 
-def _first_axis(indices):
+def first_axis_indices(indices):
     """Indices of the first axis as a one-column index tuple for the nd functions."""
     return F.expand_dims(as_tensor(indices), -1)
 
@@ -138,15 +138,15 @@ def scatter_nd_update(input_x, indices, updates, use_locking=True):
 
 def scatter_add(input_x, indices, updates):
     """input_x[indices[...]] += updates along the first axis, in place."""
-    return scatter_nd_add(input_x, _first_axis(indices), updates)
+    return scatter_nd_add(input_x, first_axis_indices(indices), updates)
 
 
 def scatter_sub(input_x, indices, updates):
-    return scatter_nd_sub(input_x, _first_axis(indices), updates)
+    return scatter_nd_sub(input_x, first_axis_indices(indices), updates)
 
 
 def scatter_update(input_x, indices, updates):
-    return scatter_nd_update(input_x, _first_axis(indices), updates)
+    return scatter_nd_update(input_x, first_axis_indices(indices), updates)
 
 
 def add_at_indices(input, dim, index, source, alpha=1):
@@ -155,7 +155,7 @@ def add_at_indices(input, dim, index, source, alpha=1):
     x = as_tensor(input)
     dim = axis_arg("index_add", x, dim)
     source = F.movedim(as_tensor(source), dim, 0)
-    added = tensor_scatter_add(F.movedim(x, dim, 0), _first_axis(index),
+    added = tensor_scatter_add(F.movedim(x, dim, 0), first_axis_indices(index),
                                source if alpha == 1 else F.mul(source, alpha))
     return F.movedim(added, 0, dim)
 

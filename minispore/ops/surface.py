@@ -7,6 +7,7 @@ here for `ops.functional` (and so for `minispore.ops`):
     layout          flip, roll, movedim, chunk, stacking, splitting, repeat_interleave...
     triangular      tril/triu, diagonals, trace, triangle indices
     scatter         gather_nd, scatter, scatter_nd, tensor_scatter_*, masked_select
+    scatter_reduce  scatters by max/min/product, unsorted_segment_max/min/prod
     search          argsort, searchsorted, nonzero, unique, bincount, histc
     random_ops      rand, randn, randint, normal, bernoulli, multinomial, randperm...
     einsum          einsum
@@ -23,6 +24,7 @@ from .products import *  # noqa: F401,F403
 from .random_ops import *  # noqa: F401,F403
 from .scan import *  # noqa: F401,F403
 from .scatter import *  # noqa: F401,F403
+from .scatter_reduce import *  # noqa: F401,F403
 from .search import *  # noqa: F401,F403
 from .statistics import *  # noqa: F401,F403
 from .triangular import *  # noqa: F401,F403

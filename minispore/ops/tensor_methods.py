@@ -15,7 +15,7 @@ from ..runtime import device
 from ..runtime.tensor import Tensor
 from . import functional as F
 from .functional import reduction_args
-from .scatter import add_at_indices
+from .scatter import add_at_indices, first_axis_indices
 
 # ***** methods that are an ops function with the tensor first *****
 
@@ -40,7 +40,8 @@ _SAME_SIGNATURE = """
     unique_consecutive unique_with_pad unsqueeze view_as vsplit xdivy xlogy log_matrix_determinant
     inv tanh sigmoid sqrt square log exp abs pow softmax matmul cumsum median
     norm logsumexp cholesky_inverse cholesky_solve cov diagonal_scatter inplace_update lstsq
-    mvlgamma random_categorical renorm
+    mvlgamma random_categorical renorm unsorted_segment_max unsorted_segment_min
+    unsorted_segment_prod
 """.split()
 
 
@@ -383,7 +384,16 @@ _METHODS = {
     "index_add": lambda self, dim, index, source, *, alpha=1: add_at_indices(
         self, dim, index, source, alpha),
     "select": lambda self, condition, y: F.where(condition, self, y),
-    "scatter_sub": lambda self, indices, updates: F.tensor_scatter_sub(self, indices, updates),
+    "scatter_sub": lambda self, indices, updates: F.tensor_scatter_sub(
+        self, first_axis_indices(indices), updates),
+    "scatter_max": lambda self, indices, updates: F.tensor_scatter_max(
+        self, first_axis_indices(indices), updates),
+    "scatter_min": lambda self, indices, updates: F.tensor_scatter_min(
+        self, first_axis_indices(indices), updates),
+    "scatter_mul": lambda self, indices, updates: F.tensor_scatter_mul(
+        self, first_axis_indices(indices), updates),
+    "scatter_div": lambda self, indices, updates: F.tensor_scatter_div(
+        self, first_axis_indices(indices), updates),
     "requires_grad_": lambda self, requires_grad=True: self,
     "to_": lambda self, device=None, non_blocking=False: self,
 }

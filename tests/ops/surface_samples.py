@@ -78,6 +78,15 @@ def recipes(b):
                    b.normal(rng, (2, 3)), axis=0),
             sample(b.normal(rng, (2, 5)), np.array([[4, 1], [0, 2]]), b.normal(rng, (2, 2)),
                    axis=1)],
+        "index_reduce": lambda rng: [
+            # index 0 repeats (two updates combine there); values apart, so no ties
+            b.with_index(b.distinct(rng, (4, 3)), (np.array([0, 2, 0]),),
+                         b.distinct(rng, (3, 3)) * 1.3 + 0.05)._replace(
+                attrs={"index": (("tensor", 0),), "reduce": reduce})
+            for reduce in ("max", "min")] + [
+            b.with_index(b.away_from_zero(rng, (4, 3), 0.5, 1.5), (np.array([1, 3, 1]),),
+                         b.away_from_zero(rng, (3,), 0.5, 1.5))._replace(
+                attrs={"index": (("tensor", 0),), "reduce": "mul"})],
         "searchsorted": lambda rng: [
             sample(np.sort(b.normal(rng, (6,))), b.normal(rng, (2, 3)), right=False,
                    dtype=b.I64),

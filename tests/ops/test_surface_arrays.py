@@ -177,3 +177,32 @@ def test_bad_arguments_name_the_op():
         ops.flip(T(A), 5)
     with pytest.raises(ops.OpShapeError, match="searchsorted"):
         ops.searchsorted(T(np.zeros((2, 3))), T(np.zeros((3, 1))))
+
+
+def test_reducing_scatters_match_numpy(mode):
+    idx = np.array([[0], [2], [0]])
+    updates = RNG.standard_normal((3, 4))
+
+    def f(a, u):
+        return (ops.tensor_scatter_max(a, T(idx), u), ops.tensor_scatter_min(a, T(idx), u),
+                ops.tensor_scatter_mul(a, T(idx), u), ops.tensor_scatter_div(a, T(idx), u),
+                ops.unsorted_segment_max(u, T([1, 1, 0]), 3),
+                ops.unsorted_segment_prod(u, T([1, 1, 0]), 2))
+    got = run_in_mode(f, mode, T(A), T(updates))
+    want = []
+    for ufunc, values in ((np.maximum, updates), (np.minimum, updates),
+                          (np.multiply, updates), (np.multiply, 1 / updates)):
+        out = A.copy()
+        ufunc.at(out, idx[:, 0], values)
+        want.append(out)
+    seg_max = np.full((3, 4), np.finfo(np.float64).min)
+    np.maximum.at(seg_max, [1, 1, 0], updates)
+    seg_prod = np.ones((2, 4))
+    np.multiply.at(seg_prod, [1, 1, 0], updates)
+    assert_close(got, tuple(want) + (seg_max, seg_prod), rtol=1e-15, atol=0)
+
+
+def test_scatter_max_gradient_splits_ties():
+    g = ms.grad(lambda b, u: ops.tensor_scatter_max(b, T([[0], [0]]), u).sum(), (0, 1))(
+        T([2.0, 1.0]), T([2.0, 0.5]))
+    assert_close(g, (np.array([0.5, 1.0], np.float32), np.array([0.5, 0.0], np.float32)))
