@@ -2,6 +2,7 @@
 here for `ops.functional` (and so for `minispore.ops`):
 
     math_ext        elementwise math: inverse trigonometry, special functions, logaddexp...
+    bessel          the Bessel functions j0 j1 y0 y1 i0 i1 k0 k1 (and scaled i0e...)
     scan            cumprod, cummax, cummin, logcumsumexp
     statistics      var/std, median, quantile, nan-aware reductions, norms
     layout          flip, roll, movedim, chunk, stacking, splitting, repeat_interleave...
@@ -15,6 +16,7 @@ here for `ops.functional` (and so for `minispore.ops`):
     products        dot, kron, tensordot, addmv..., matrix_power, pinv, cdist, normalize
     compat          1.x aliases, scalar helpers, in-place forms, matrix_diag, segment sums...
 """
+from .bessel import *  # noqa: F401,F403
 from .compat import *  # noqa: F401,F403
 from .decompositions import *  # noqa: F401,F403
 from .einsum import *  # noqa: F401,F403

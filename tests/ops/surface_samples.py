@@ -40,6 +40,9 @@ def recipes(b):
         "polygamma": lambda rng: [sample(b.uniform(rng, (2, 3), 0.5, 4.0), n=0),
                                   sample(b.uniform(rng, (3,), 0.5, 4.0), n=1)],
         "erfinv": unary(lambda rng, s: b.uniform(rng, s, -0.8, 0.8)),
+        **{f"bessel_{name}": unary(lambda rng, s: b.uniform(rng, s, 0.5, 3.0))
+           for name in ("j0", "j1", "y0", "y1", "i0", "i1", "i0e", "i1e", "k0", "k1", "k0e",
+                        "k1e")},
         # ----- rounding and classification -----
         "trunc": unary(lambda rng, s: b.normal(rng, s, 3.0)),
         "isnan": lambda rng: sample(np.array([0.5, np.nan, np.inf, -1.0])),

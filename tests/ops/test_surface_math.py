@@ -125,3 +125,16 @@ def test_float_power_and_classification():
     assert ops.allclose(ms.Tensor([1.0]), ms.Tensor([1.0 + 1e-9]))
     assert math.isclose(float(ops.erfinv(ms.Tensor(0.5))), scipy.special.erfinv(0.5),
                         rel_tol=1e-6)
+
+
+def test_bessel_functions_match_scipy(mode):
+    x = np.array([-2.5, -0.7, 0.4, 1.3, 6.0])
+    pos = np.abs(x) + 0.1
+    names = ("j0", "j1", "i0", "i1", "i0e", "i1e")
+    got = run_in_mode(lambda t, p: tuple(getattr(ops, f"bessel_{n}")(t) for n in names) + tuple(
+        getattr(ops, f"bessel_{n}")(p) for n in ("y0", "y1", "k0", "k1", "k0e", "k1e")),
+        mode, ms.Tensor(x), ms.Tensor(pos))
+    want = tuple(getattr(scipy.special, n)(x) for n in names) + tuple(
+        getattr(scipy.special, n)(pos) for n in ("y0", "y1", "k0", "k1", "k0e", "k1e"))
+    assert_close(got, want, rtol=1e-12, atol=1e-14)
+    assert_close(ops.i0(ms.Tensor(x)), scipy.special.i0(x), rtol=1e-12)
