@@ -42,7 +42,8 @@ __all__ = [
     "strided_slice", "cov", "cholesky_inverse", "cholesky_solve", "matrix_solve",
     "lstsq", "random_categorical", "multinomial_with_replacement", "conj", "real", "imag",
     "angle", "type_as", "isnan_ext", "float_power_ext", "baddbmm_ext", "einsum_ext",
-    "diff_ext", "adjoint",
+    "diff_ext", "adjoint", "reverse_sequence", "inplace_index_add", "put_", "iou", "intopk",
+    "bernoulli_ext", "padding", "space_to_batch_nd", "batch_to_space_nd",
 ]
 
 # ***** MindSpore 1.x names *****
@@ -418,3 +419,104 @@ def type_as(input, other):
 def adjoint(x):
     """The conjugate transpose of the matrices (the transpose, for real tensors)."""
     return F.swap_last_axes(as_tensor(x))
+
+
+def reverse_sequence(x, seq_lengths, seq_dim, batch_dim=0):
+    """Each batch entry's first seq_lengths[b] elements along seq_dim reversed."""
+    x = as_tensor(x)
+    n = x.shape[seq_dim]
+    lengths = F.expand_dims(F.cast(seq_lengths, np.int64), -1)
+    steps = F.arange(n, dtype=np.int64)
+    order = F.where(F.less(steps, lengths), F.sub(F.sub(lengths, 1), steps), steps)  # (B, n)
+    moved = F.movedim(x, (batch_dim, seq_dim), (0, 1))
+    order = F.reshape(order, order.shape + (1,) * (moved.ndim - 2))
+    out = F.gather_elements(moved, 1, F.broadcast_to(order, moved.shape))
+    return F.movedim(out, (0, 1), (batch_dim, seq_dim))
+
+
+def inplace_index_add(var, indices, updates, axis):
+    """var's slices at `indices` along `axis` incremented by updates, in place."""
+    return F.index_add(var, indices, updates, axis)
+
+
+def put_(input, index, source, accumulate=False):
+    """input (flattened) with source written (or added) at `index`, in place."""
+    flat = F.reshape(input, (-1,))
+    idx = F.expand_dims(F.reshape(as_tensor(index), (-1,)), -1)
+    source = F.reshape(as_tensor(source), (-1,))
+    out = F.tensor_scatter_add(flat, idx, source) if accumulate else \
+        F.tensor_scatter_update(flat, idx, source)
+    return assign(input, F.reshape(out, input.shape))
+
+
+def iou(anchor_boxes, gt_boxes, mode="iou"):
+    """Intersection over union (mode 'iof': over the ground-truth box's area) of every
+    (gt, anchor) pair of (x1, y1, x2, y2) boxes: shape (M gt, N anchors)."""
+    a, g = F.expand_dims(as_tensor(anchor_boxes), 0), F.expand_dims(as_tensor(gt_boxes), 1)
+    low = F.maximum(a[..., :2], g[..., :2])
+    high = F.minimum(a[..., 2:4], g[..., 2:4])
+    size = F.maximum(F.sub(high, low), 0.0)
+    inter = F.mul(size[..., 0], size[..., 1])
+
+    def area(b):
+        return F.mul(F.sub(b[..., 2], b[..., 0]), F.sub(b[..., 3], b[..., 1]))
+    denominator = area(g) if mode == "iof" else F.sub(F.add(area(a), area(g)), inter)
+    return F.div(inter, denominator)
+
+
+def intopk(x1, x2, k):
+    """Whether each row's target x2[i] is among the k largest of x1[i]."""
+    x1 = as_tensor(x1)
+    target = F.gather_elements(x1, 1, F.reshape(F.cast(x2, np.int64), (-1, 1)))
+    greater = F.sum(F.cast(F.greater(x1, target), np.int32), 1)
+    return F.less(greater, int(k))
+
+
+def bernoulli_ext(input, *, generator=None):
+    """1 with the probability given by each element of input, else 0."""
+    return F.bernoulli(input, input)
+
+
+def padding(input_x, pad_dim_size=8):
+    """input_x (last axis of size 1) widened to pad_dim_size along it, zeros after."""
+    x = as_tensor(input_x)
+    return F.pad(x, ((0, 0),) * (x.ndim - 1) + ((0, int(pad_dim_size) - x.shape[-1]),))
+
+
+def space_to_batch_nd(input_x, block_size, paddings):
+    """Blocks of the (padded) spatial axes of an (N, C, *spatial) tensor moved into the
+    batch: batch index (i_0 * b_1 + i_1) * N + n for the block offsets (i_0, i_1)."""
+    x = as_tensor(input_x)
+    spatial = x.ndim - 2
+    blocks = (int(block_size),) * spatial if isinstance(block_size, int) else tuple(block_size)
+    x = F.pad(x, ((0, 0), (0, 0)) + tuple(tuple(p) for p in paddings))
+    n, c = x.shape[:2]
+    split = [n, c]
+    for size, b in zip(x.shape[2:], blocks):
+        split += [size // b, b]
+    x = F.reshape(x, split)
+    offsets = [3 + 2 * k for k in range(spatial)]
+    grid = [2 + 2 * k for k in range(spatial)]
+    x = F.transpose(x, offsets + [0, 1] + grid)
+    return F.reshape(x, (n * int(np.prod(blocks)), c) + tuple(split[g] for g in grid))
+
+
+def batch_to_space_nd(input_x, block_shape, crops):
+    """The inverse of space_to_batch_nd: blocks of the batch back into the spatial axes,
+    then `crops` removed."""
+    x = as_tensor(input_x)
+    spatial = x.ndim - 2
+    blocks = (int(block_shape),) * spatial if isinstance(block_shape, int) else \
+        tuple(block_shape)
+    n = x.shape[0] // int(np.prod(blocks))
+    x = F.reshape(x, blocks + (n,) + x.shape[1:])
+    # (b_0, b_1, n, c, g_0, g_1) -> (n, c, g_0, b_0, g_1, b_1)
+    order = [spatial, spatial + 1]
+    for k in range(spatial):
+        order += [spatial + 2 + k, k]
+    x = F.transpose(x, order)
+    x = F.reshape(x, (n, x.shape[1]) + tuple(x.shape[2 + 2 * k] * blocks[k]
+                                             for k in range(spatial)))
+    index = (builtins.slice(None),) * 2 + tuple(builtins.slice(lo, size - hi) for (lo, hi), size
+                                               in zip(crops, x.shape[2:]))
+    return F.getitem(x, index)

@@ -183,3 +183,25 @@ bitwise_left_shift = _integer_binary("bitwise_left_shift", "left_shift")
 bitwise_right_shift = _integer_binary("bitwise_right_shift", "right_shift")
 gcd = _integer_binary("gcd", "gcd")
 lcm = _integer_binary("lcm", "lcm")
+
+
+# ***** nextafter and population count: piecewise constant, on numpy *****
+
+nextafter = Primitive("nextafter", infer=I.broadcast_float,
+                      impl=lambda xp, x, y: xp.nextafter(_float(x), _float(y)), bprop=no_grad,
+                      batch=B.elementwise, doc="the next float after x toward y")
+
+
+def _population_count_impl(xp, x):
+    if x.dtype.kind not in "iu":  # as infer says
+        raise TypeError("population_count needs an integer tensor")
+    # numpy counts the bits of |x|; MindSpore those of the two's complement pattern
+    unsigned = x.view(np.dtype(f"uint{8 * x.dtype.itemsize}"))
+    return xp.bitwise_count(unsigned).astype(np.uint8)
+
+
+population_count = Primitive("population_count",
+                             infer=lambda x: (I.require_int("x", x), I.Aval(x.shape, np.dtype(
+                                 np.uint8)))[1],
+                             impl=_population_count_impl, bprop=no_grad, batch=B.elementwise,
+                             doc="the number of set bits of each integer (UInt8)")

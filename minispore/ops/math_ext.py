@@ -26,6 +26,7 @@ __all__ = [
     "nan_to_num", "frac", "lerp", "addcmul", "addcdiv", "float_power", "fmax", "fmin", "ldexp",
     "positive", "negative", "absolute", "sgn", "is_floating_point", "is_complex", "allclose",
     "isclose", "approximate_equal", "addn", "accumulate_n", "clip", "clamp", "clip_by_value",
+    "nextafter", "population_count",
 ]
 
 asin = arcsin = unary_op(EX.asin)
@@ -59,6 +60,8 @@ bitwise_left_shift = binary_op(EX.bitwise_left_shift)
 bitwise_right_shift = binary_op(EX.bitwise_right_shift)
 gcd = binary_op(EX.gcd)
 lcm = binary_op(EX.lcm)
+nextafter = binary_op(EX.nextafter)
+population_count = unary_op(EX.population_count)
 
 remainder = F.floor_mod           # Python's modulo: the divisor's sign
 invert = F.bitwise_not

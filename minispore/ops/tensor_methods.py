@@ -41,7 +41,7 @@ _SAME_SIGNATURE = """
     inv tanh sigmoid sqrt square log exp abs pow softmax matmul cumsum median
     norm logsumexp cholesky_inverse cholesky_solve cov diagonal_scatter inplace_update lstsq
     mvlgamma random_categorical renorm unsorted_segment_max unsorted_segment_min
-    unsorted_segment_prod
+    unsorted_segment_prod reverse_sequence nextafter
 """.split()
 
 
@@ -267,18 +267,6 @@ def as_bool(mask):
     return mask if mask.dtype.kind == "b" else F.cast(mask, np.bool_)
 
 
-def _reverse_sequence(self, seq_lengths, seq_dim=0, batch_dim=0):
-    """Each batch entry's first seq_lengths[b] elements along seq_dim reversed."""
-    n = self.shape[seq_dim]
-    lengths = F.expand_dims(F.cast(seq_lengths, np.int64), -1)
-    steps = F.arange(n, dtype=np.int64)
-    order = F.where(F.less(steps, lengths), F.sub(F.sub(lengths, 1), steps), steps)  # (B, n)
-    moved = F.movedim(self, (batch_dim, seq_dim), (0, 1))
-    order = F.reshape(order, order.shape + (1,) * (moved.ndim - 2))
-    out = F.gather_elements(moved, 1, F.broadcast_to(order, moved.shape))
-    return F.movedim(out, (0, 1), (batch_dim, seq_dim))
-
-
 def _triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
     """(X, A) with op(A) X = self for the triangular matrix A."""
     a = F.triu(A) if upper else F.tril(A)
@@ -341,6 +329,8 @@ _IN_PLACE = {
     "index_fill_": F.index_fill,
     "index_put_": _index_put,
     "masked_scatter_": _masked_scatter,
+    "put_": lambda self, index, source, accumulate=False: F.put_(F.identity(self), index,
+                                                               source, accumulate),
 }
 
 _METHODS = {
@@ -378,7 +368,7 @@ _METHODS = {
     "imag": lambda self: F.zeros_like(self),
     "angle": F.angle,
     "fill_diagonal": _fill_diagonal, "index_put": _index_put, "masked_scatter": _masked_scatter,
-    "reverse_sequence": _reverse_sequence, "triangular_solve": _triangular_solve,
+    "triangular_solve": _triangular_solve,
     "log_normal": _log_normal, "cauchy": _cauchy, "uniform": _uniform,
     "bernoulli": lambda self, *, generator=None: F.bernoulli(self, self),
     "index_add": lambda self, dim, index, source, *, alpha=1: add_at_indices(

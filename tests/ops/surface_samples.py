@@ -60,6 +60,8 @@ def recipes(b):
         "bitwise_xor": binary(b.bools),
         "bitwise_left_shift": binary(lambda rng, s: b.ints(rng, s, 16), lambda rng, s: b.ints(rng, s, 5)),
         "bitwise_right_shift": binary(lambda rng, s: b.ints(rng, s, 1000), lambda rng, s: b.ints(rng, s, 5)),
+        "nextafter": binary(b.normal),
+        "population_count": unary(lambda rng, s: b.ints(rng, s, 1000, -1000)),
         "gcd": binary(lambda rng, s: b.ints(rng, s, 50, 1)),
         "lcm": binary(lambda rng, s: b.ints(rng, s, 20, 1)),
         # ----- scans -----
@@ -128,5 +130,6 @@ def recipes(b):
 NO_GRADIENT = {
     "trunc", "isnan", "isinf", "isfinite", "signbit", "bitwise_and", "bitwise_or",
     "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift", "gcd", "lcm", "searchsorted",
+    "nextafter", "population_count",
     "random",
 }

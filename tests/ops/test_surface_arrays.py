@@ -206,3 +206,23 @@ def test_scatter_max_gradient_splits_ties():
     g = ms.grad(lambda b, u: ops.tensor_scatter_max(b, T([[0], [0]]), u).sum(), (0, 1))(
         T([2.0, 1.0]), T([2.0, 0.5]))
     assert_close(g, (np.array([0.5, 1.0], np.float32), np.array([0.5, 0.0], np.float32)))
+
+
+def test_space_batch_and_sequence_helpers():
+    x = np.arange(2 * 1 * 4 * 6, dtype=np.float32).reshape(2, 1, 4, 6)
+    y = ops.space_to_batch_nd(T(x), (2, 3), ((0, 0), (0, 0)))
+    # MindSpore's order: batch index (i0 * 3 + i1) * 2 + n holds x[n, :, i0::2, i1::3]
+    want = np.stack([x[n, :, i0::2, i1::3] for i0 in range(2) for i1 in range(3)
+                     for n in range(2)])
+    assert_close(y, want)
+    assert_close(ops.batch_to_space_nd(y, (2, 3), ((0, 1), (1, 0))), x[:, :, :3, 1:])
+    seq = np.arange(8.0).reshape(2, 4)
+    assert ops.reverse_sequence(T(seq), T([2, 4]), 1).tolist() == [[1, 0, 2, 3], [7, 6, 5, 4]]
+    boxes = np.array([[0.0, 0, 2, 2], [1, 1, 3, 3]])
+    assert_close(ops.iou(T(boxes[:1]), T(boxes)), np.array([[1.0], [1 / 7]]), rtol=1e-12)
+    assert ops.intopk(T([[1.0, 3, 2], [5, 4, 6]]), T([2, 1]), 2).tolist() == [True, False]
+    t = T(np.zeros(4, np.float32))
+    ops.put_(t, T([3, 0]), T([1.0, 2.0]))
+    assert t.tolist() == [2, 0, 0, 1]
+    assert ops.population_count(T([7, -1], ms.int8)).tolist() == [3, 8]
+    assert ops.nextafter(T([1.0]), T([2.0])).tolist() == [np.nextafter(np.float32(1), 2)]
