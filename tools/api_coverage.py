@@ -35,14 +35,18 @@ EXCLUSIONS = [
      r"matmul_reduce_scatter|set_comm_ops_inplace|reshard|distribute|wait_pipeline|"
      r"(All|Reduce|Broadcast|Send|Receive|Barrier|NeighborExchange|AlltoAll).*"),
     ("complex numbers and FFTs: minispore has no complex dtypes",
-     r"i?r?h?fft.*|i?fftshift|r?fftfreq|stft|polar|view_as_real|eigvals?|Complex.*|"
-     r"(I)?(R)?FFT.*"),
+     r"i?r?h?fft.*|i?fftshift|r?fftfreq|stft|STFT|polar|Polar|view_as_real|eig(vals)?|Eig|"
+     r"Complex.*|(I)?(R)?FFT.*"),
     ("Ascend-only fused kernels (attention, MoE, normalisation fusions)",
      r".*flash_attention.*|fused_infer_attention_score|speed_fusion_attention|"
      r"lightning_indexer|moe_.*|nsa_.*|(add_)?rms_norm|add_layer_norm|swiglu|"
      r"rotary_position_embedding|ring_attention_update|multi_scale_deformable_attn_function|"
      r"npu_.*|batch_norm_(elemt|gather_stats_with_counts|stats)|conv_tbc|"
-     r".*(FlashAttention|MoeD|Moe).*"),
+     r".*(FlashAttention|MoeD|Moe).*|NPU.*|Fused.*|Paged.*|ReshapeAndCache|RmsNorm|"
+     r"ApplyRotaryPosEmb|GroupTopk|MoveTo"),
+    ("custom-kernel registration (AKG, TBE, AiCPU, CPU/GPU custom operators) and summary "
+     "collection for MindInsight",
+     r".*RegOp|Custom|CustomOpBuilder|DataType|.*Summary|TensorDump|DumpGradient"),
     ("graph-compiler internals of MindSpore (IR sequence, scalar and environment primitives, "
      "registries, JIT helpers), not user-level ops",
      r"_.*|J|SliceGetItem|add_flags|array_reduce|array_to_scalar|augassign_.*|bool_(and|eq|not|"
@@ -55,7 +59,12 @@ EXCLUSIONS = [
      r"prim_(arg|attr)_register|reduced_shape|shape_mul|string_(concat|eq)|switch(_layer)?|"
      r"tail|tensor_operator_registry|vm_impl_registry|zip_operation|tensordump|"
      r"recompute_block|ref_to_embed|cond|scalar_to_array|tensor_muls|tensor_slice|shape_|"
-     r"reshape_|stop_gradient_|print_"),
+     r"reshape_|stop_gradient_|print_|PrimitiveWith(Check|Infer)|HyperMap|Map|"
+     r"MultitypeFuncGraph|Partial|PyExecute|PyFunc|UpdateState|Merge|GeSwitch|Reusing|Morph|"
+     r"DynamicShape|TensorShape|TensorToTuple|TupleToArray|Scalar(Cast|ToArray|ToTensor)|"
+     r"DtypeToEnum|InsertGradientOf|FloatStatus|Reshard|TransposeView|TransposeExtView|"
+     r"SelectView|CopyWithSlice|GetNext|Push|Pull|MapCacheIdx|MapUniform|TCPStore|P2POp|"
+     r"Collective(Gather|Scatter)|BatchISendIRecv"),
     ("Tensor storage, device and framework bookkeeping with no counterpart in minispore's "
      "numpy-backed tensors",
      r"assign_value_cpp|const_arg|convert_bytes_to_tensor|data_ptr|data_sync|delete_|"
