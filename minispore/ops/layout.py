@@ -124,7 +124,8 @@ def chunk(input, chunks, axis=0):
     axis = axis_arg("chunk", x, axis)
     size = x.shape[axis]
     step = max(-(-size // int(chunks)), 1)
-    return tuple(F.slice_axis(x, axis, s, min(s + step, size)) for s in builtins.range(0, size, step))
+    return tuple(F.slice_axis(x, axis, s, min(s + step, size))
+                 for s in builtins.range(0, size, step))
 
 
 def unbind(input, dim=0):

@@ -6,8 +6,8 @@ One new row, `scatter_along_axis` (numpy's put_along_axis: out = base with base[
 along an axis); the rest are composites of getitem / index_add / setitem and the
 along-axis rows of ops.array, whose bprops and batching rules they reuse.
 
-    >>> ops.scatter_nd(ms.Tensor([[0], [2], [0]]), ms.Tensor([1.0, 2.0, 3.0]), (4,))
-    Tensor(shape=[4], dtype=Float32, value= [ 4.00000000e+00,  0.00000000e+00,  2.00000000e+00,  0.00000000e+00])
+    >>> ops.scatter_nd(ms.Tensor([[0], [2], [0]]), ms.Tensor([1.0, 2.0, 3.0]), (4,)).tolist()
+    [4.0, 0.0, 2.0, 0.0]
 """
 import numpy as np
 

@@ -299,9 +299,13 @@ def _in_place(compute):
     return method
 
 
+def _scaled(x, alpha):
+    return x if alpha == 1 else F.mul(x, alpha)
+
+
 _IN_PLACE = {
-    "add_": lambda self, other, *, alpha=1: F.add(self, F.mul(other, alpha) if alpha != 1 else other),
-    "sub_": lambda self, other, *, alpha=1: F.sub(self, F.mul(other, alpha) if alpha != 1 else other),
+    "add_": lambda self, other, *, alpha=1: F.add(self, _scaled(other, alpha)),
+    "sub_": lambda self, other, *, alpha=1: F.sub(self, _scaled(other, alpha)),
     "mul_": F.mul, "div_": F.div, "floor_divide_": F.floor_divide, "remainder_": F.remainder,
     "clamp_": _clip, "floor_": F.floor, "sign_": F.sign, "sigmoid_": F.sigmoid,
     "tanh_": F.tanh, "exp_": F.exp, "log_": F.log, "erfinv_": F.erfinv,
