@@ -5,14 +5,27 @@
     >>> opt = ms.nn.Adam(net.trainable_params(), learning_rate=1e-3)
     >>> step = ms.nn.TrainOneStepCell(ms.nn.WithLossCell(net, ms.nn.MSELoss()), opt)
 """
+from ..core.parameter import Parameter, ParameterTuple  # noqa: F401
 from .cell import Cell  # noqa: F401
-from .parameter import Parameter, ParameterTuple  # noqa: F401
+from .dynamic_lr import cosine_decay_lr, exponential_decay_lr, piecewise_constant_lr, warmup_lr  # noqa: F401
 from .layers import *  # noqa: F401,F403
-from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, LossBase,  # noqa: F401
-                   MSELoss, NLLLoss, SmoothL1Loss, SoftmaxCrossEntropyWithLogits)
+from .learning_rate_schedule import (  # noqa: F401
+                   CosineDecayLR,
+                   ExponentialDecayLR,
+                   LearningRateSchedule,
+                   PolynomialDecayLR,
+                   WarmUpLR,
+)
+from .loss import (  # noqa: F401
+                   BCELoss,
+                   BCEWithLogitsLoss,
+                   CrossEntropyLoss,
+                   L1Loss,
+                   LossBase,
+                   MSELoss,
+                   NLLLoss,
+                   SmoothL1Loss,
+                   SoftmaxCrossEntropyWithLogits,
+)
 from .optim import SGD, Adam, AdamWeightDecay, Momentum, Optimizer  # noqa: F401
-from .learning_rate_schedule import (CosineDecayLR, ExponentialDecayLR,  # noqa: F401
-                                     LearningRateSchedule, PolynomialDecayLR, WarmUpLR)
-from .dynamic_lr import (cosine_decay_lr, exponential_decay_lr,  # noqa: F401
-                         piecewise_constant_lr, warmup_lr)
 from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell  # noqa: F401

@@ -15,18 +15,21 @@ named `weight` (unless it was given a name), and when a cell is assigned to an a
 parent whose `auto_prefix` is True, its parameters are renamed `<attr>.<path>` (`fc1.weight`).
 
 `Cell.__call__` is the only place that looks at the mode: PyNative runs `construct` now (with
-hooks and a custom `bprop` if the cell defines one); Graph mode compiles it (runtime.compile).
+hooks and a custom `bprop` if the cell defines one); Graph mode compiles it (graph_mode.jit_function).
 """
 import itertools
 from collections import OrderedDict
 
 from ..context import config
 from ..context.interpreter import STATE
+from ..core.cell_base import CellBase
+from ..core.parameter import DEFAULT_NAME, Parameter, ParameterTuple
+from ..fallback.convert import converted
+from ..graph_mode.jit_function import run_cell_graph
 from . import cell_autodiff
-from .parameter import DEFAULT_NAME, Parameter, ParameterTuple
 
 
-class Cell:
+class Cell(CellBase):
     """Base class for all networks: define `construct`, set layers and Parameters as attributes.
 
     Args:
@@ -217,7 +220,6 @@ class Cell:
 
     def __call__(self, *args, **kwargs):
         if config.get_context("mode") == config.GRAPH_MODE and not STATE.trace_stack:
-            from ..runtime.compile import run_cell_graph
             return run_cell_graph(self, args, kwargs)
         return self._run_construct(args, kwargs)
 
@@ -244,7 +246,6 @@ class Cell:
         if type(self).bprop is not Cell.bprop:
             return cell_autodiff.run_with_custom_bprop(self, args, kwargs)
         if STATE.trace_stack:  # Graph mode: tensor-conditioned ifs become selects
-            from ..fallback.convert import converted
             return converted(type(self).construct)(self, *args, **kwargs)
         return self.construct(*args, **kwargs)
 

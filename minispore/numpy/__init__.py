@@ -14,9 +14,9 @@ import numpy as _np
 from .. import ops as _ops
 from ..ops import functional as F
 from ..ops.arguments import as_tensor
-from ..runtime.dtype import (bool_, float16, float32, float64, int8, int16, int32,  # noqa: F401
+from ..core.dtype import (bool_, float16, float32, float64, int8, int16, int32,  # noqa: F401
                              int64, to_np, uint8)
-from ..runtime.tensor import Tensor
+from ..core.tensor import Tensor
 from .creation import *  # noqa: F401,F403
 from .sets import *  # noqa: F401,F403
 
@@ -393,12 +393,12 @@ def size(a, axis=None):
 
 
 def promote_types(type1, type2):
-    from ..runtime.dtype import from_np, promote_np
+    from ..core.dtype import from_np, promote_np
     return from_np(promote_np(_np.dtype(to_np(type1)), _np.dtype(to_np(type2))))
 
 
 def result_type(*arrays_and_dtypes):
-    from ..runtime.dtype import from_np
+    from ..core.dtype import from_np
     return from_np(_np.result_type(*(a._data.dtype if isinstance(a, Tensor) else to_np(a)
                                      for a in arrays_and_dtypes)))
 

@@ -3,8 +3,8 @@ import numpy as np
 
 from ..ops import functional as F
 from ..ops.arguments import as_tensor
-from ..runtime.dtype import to_np
-from ..runtime.tensor import Tensor
+from ..core.dtype import to_np
+from ..core.tensor import Tensor
 
 __all__ = ["array", "asarray", "asfarray", "zeros", "ones", "empty", "full", "zeros_like",
            "ones_like", "empty_like", "full_like", "eye", "identity", "arange", "linspace",

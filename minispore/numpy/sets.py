@@ -4,7 +4,7 @@ import numpy as np
 
 from ..ops import functional as F
 from ..ops.arguments import as_tensor
-from ..runtime.tensor import Tensor
+from ..core.tensor import Tensor
 
 __all__ = ["unique", "in1d", "isin", "intersect1d", "setdiff1d", "bincount", "histogram",
            "histogram_bin_edges", "unravel_index", "ravel_multi_index"]

@@ -9,8 +9,8 @@ import numpy as np
 from . import batching as B
 from . import functional as F
 from . import infer as I
+from .indexing import build_index, has_tensors
 from .primitive import Aval, OpShapeError, Primitive
-
 
 # ***** shape *****
 
@@ -115,7 +115,6 @@ pad = Primitive("pad", infer=_pad_infer,
 # ***** indexing *****
 
 def _getitem_infer(x, *index_avals, index):
-    from .indexing import build_index
     dummy = np.broadcast_to(np.zeros((), x.dtype), x.shape)
     tensors = [np.zeros(a.shape, a.dtype) for a in index_avals]
     try:
@@ -125,7 +124,6 @@ def _getitem_infer(x, *index_avals, index):
 
 
 def _getitem_impl(xp, x, *tensors, index):
-    from .indexing import build_index
     return x[build_index(index, tensors)]
 
 
@@ -196,7 +194,6 @@ getitem = Primitive("getitem", infer=_getitem_infer, impl=_getitem_impl,
 
 
 def _index_add_impl(xp, base, values, *tensors, index):
-    from .indexing import build_index, has_tensors
     out = base.copy()
     idx = build_index(index, tensors)
     if has_tensors(index):
@@ -216,7 +213,6 @@ index_add = Primitive("index_add", infer=lambda base, values, *t, index: base,
 
 
 def _setitem_impl(xp, x, value, *tensors, index):
-    from .indexing import build_index
     out = x.copy()
     out[build_index(index, tensors)] = value
     return out

@@ -10,10 +10,10 @@ of the instance and the inputs).
 """
 import numpy as np
 
-from ..runtime.dtype import to_np
+from ..core.dtype import to_np
 from . import compat, layout
 from . import functional as F
-from .classes import PrimitiveClass, _simple
+from .classes import PrimitiveClass, simple_class
 
 SIMPLE = {
     "ACos": F.acos, "Acosh": F.acosh, "Asin": F.asin, "Asinh": F.asinh, "Atan": F.atan,
@@ -233,6 +233,6 @@ def _configured_class(name, defaults, call):
 
 __all__ = sorted(set(SIMPLE) | set(CONFIGURED))
 for _name, _fn in SIMPLE.items():
-    globals()[_name] = _simple(_name, _fn)
+    globals()[_name] = simple_class(_name, _fn)
 for _name, (_defaults, _call) in CONFIGURED.items():
     globals()[_name] = _configured_class(_name, _defaults, _call)

@@ -15,8 +15,8 @@ import operator
 
 import numpy as np
 
-from ..runtime.dtype import to_np
-from ..runtime.tensor import Tensor
+from ..core.dtype import to_np
+from ..core.tensor import Tensor
 from . import functional as F
 from .arguments import as_tensor, axis_arg, op_error
 from .einsum import einsum

@@ -15,8 +15,8 @@ import string
 
 import numpy as np
 
-from ..runtime.dtype import promote_np
-from ..runtime.tensor import Tensor
+from ..core.dtype import promote_np
+from ..core.tensor import Tensor
 from . import batching as B
 from . import functional as F
 from .arguments import as_tensor, op_error

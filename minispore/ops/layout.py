@@ -9,7 +9,7 @@ import builtins
 
 import numpy as np
 
-from ..runtime.tensor import Tensor
+from ..core.tensor import Tensor
 from . import functional as F
 from .arguments import as_tensor, axis_arg, op_error
 

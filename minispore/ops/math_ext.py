@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ..runtime.tensor import Tensor
+from ..core.tensor import Tensor
 from . import elementwise_ext as EX
 from . import functional as F
 from .arguments import as_tensor

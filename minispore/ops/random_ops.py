@@ -15,12 +15,12 @@ numbers in both modes and on every run. An op-level `seed` draws from a stream o
 """
 import numpy as np
 
-from ..runtime import device
-from ..runtime.dtype import to_np
-from ..runtime.tensor import Tensor
+from ..context import device
+from ..core import seed as random_state
+from ..core.dtype import to_np
+from ..core.tensor import Tensor
 from . import batching as B
 from . import functional as F
-from . import random
 from .arguments import as_tensor, op_error
 from .primitive import Aval, OpTypeError, Primitive
 
@@ -63,7 +63,7 @@ def _random_infer(*params, distribution, shape, dtype, seed, extra):
 
 def _random_impl(xp, *params, distribution, shape, dtype, seed, extra):
     host_params = [device.to_host(p) for p in params]
-    draws = _DRAWS[distribution](random.get_generator(seed), tuple(shape), host_params, extra)
+    draws = _DRAWS[distribution](random_state.get_generator(seed), tuple(shape), host_params, extra)
     return xp.asarray(np.asarray(draws).astype(dtype, copy=False))
 
 

@@ -8,8 +8,8 @@ tracing resumes with the result as a constant), reported like any other.
 """
 import numpy as np
 
-from ..runtime.dtype import to_np
-from ..runtime.tensor import Tensor
+from ..core.dtype import to_np
+from ..core.tensor import Tensor
 from . import batching as B
 from . import functional as F
 from .arguments import as_tensor, axis_arg, op_error

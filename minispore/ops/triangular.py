@@ -7,7 +7,7 @@ or getitem with index tensors, so gradients and fusion come from those rows.
 """
 import numpy as np
 
-from ..runtime.tensor import Tensor
+from ..core.tensor import Tensor
 from . import functional as F
 from .arguments import as_tensor, axis_arg, op_error
 

@@ -4,8 +4,7 @@
     >>> from minispore.train import save_checkpoint, load_checkpoint, load_param_into_net
 """
 from .callback import Callback, CallbackList, CallbackParams, RunContext  # noqa: F401
-from .checkpoint import (CheckpointError, load_checkpoint, load_param_into_net,  # noqa: F401
-                         save_checkpoint)
+from .checkpoint import CheckpointError, load_checkpoint, load_param_into_net, save_checkpoint  # noqa: F401
 from .metrics import MAE, MSE, Accuracy, Loss, Metric, get_metric_fn, get_metrics  # noqa: F401
 from .model import Model  # noqa: F401
 from .model_checkpoint import CheckpointConfig, ModelCheckpoint  # noqa: F401

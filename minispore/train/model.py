@@ -34,7 +34,9 @@ How the networks are built, as in MindSpore:
 """
 import sys
 
-from ..runtime.tensor import Tensor
+from .. import nn
+from ..core.tensor import Tensor
+from ..nn.cell import Cell
 from .callback import CallbackList, CallbackParams, RunContext
 from .metrics import Loss, get_metrics
 from .monitors import ProgressBar
@@ -66,7 +68,6 @@ class Model:
 
     def __init__(self, network, loss_fn=None, optimizer=None, metrics=None, eval_network=None,
                  eval_indexes=None):
-        from ..nn.cell import Cell
         if not isinstance(network, Cell):
             raise TypeError(f"Model: network must be a Cell, got {type(network).__name__}")
         self._network = network
@@ -90,7 +91,6 @@ class Model:
         return self._eval_network
 
     def _build_train_network(self):
-        from .. import nn
         if self._optimizer is not None:
             network = self._network
             if self._loss_fn is not None:
@@ -112,7 +112,6 @@ class Model:
         if self._loss_fn is None:
             raise ValueError("Model: metrics need an evaluation network; give loss_fn (to build "
                              "WithEvalCell(network, loss_fn)) or eval_network")
-        from .. import nn
         return nn.WithEvalCell(self._network, self._loss_fn), [0, 1, 2]
 
     # ----- training -----

@@ -7,6 +7,7 @@ from nn_checks import T
 
 import minispore as ms
 from minispore import Parameter, Tensor, nn, ops
+from minispore.context.interpreter import STATE
 from minispore.grad import tape
 
 # A quadratic with a gradient that depends on the parameters: loss = sum(a * p^2 + b * p)
@@ -274,7 +275,7 @@ def test_update_records_nothing_on_the_tape():
     params = make_params()
     opt = nn.Adam(params)
     grads = tuple(ops.ones_like(p) for p in params)
-    with (mock.patch.object(tape, "record", wraps=tape.record) as record,
+    with (mock.patch.object(STATE, "record", wraps=tape.record) as record,
           tape.recording(), tape.watching_parameters(params)):
         opt(grads)
         loss_of(params)

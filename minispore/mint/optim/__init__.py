@@ -7,7 +7,7 @@ SGD), as MindSpore's mint.optim.
 from ...nn.optim.adam import _AdamBase
 from ...nn.optim.sgd import SGD as _SGD
 from ...ops import functional as F
-from ...runtime.dtype import float32
+from ...core.dtype import float32
 
 
 class Adam(_AdamBase):

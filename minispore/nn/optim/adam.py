@@ -6,8 +6,8 @@
     >>> opt = ms.nn.Adam(net.trainable_params(), use_amsgrad=True)
     >>> opt = ms.nn.AdamWeightDecay(net.trainable_params(), weight_decay=0.01)
 """
+from ...core.dtype import float32
 from ...ops import functional as F
-from ...runtime.dtype import float32
 from .. import validation as V
 from .optimizer import Optimizer
 

@@ -23,13 +23,13 @@ to every parameter of the group.
 """
 import numbers
 
+from ...core.dtype import float32, int32
+from ...core.parameter import Parameter, ParameterTuple
+from ...core.tensor import Tensor
 from ...grad import tape
 from ...ops import functional as F
-from ...runtime.dtype import float32, int32
-from ...runtime.tensor import Tensor
 from .. import validation as V
 from ..cell import Cell
-from ..parameter import Parameter, ParameterTuple
 
 _GROUP_KEYS = ("params", "lr", "weight_decay", "grad_centralization")
 

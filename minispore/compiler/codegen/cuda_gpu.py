@@ -480,10 +480,3 @@ class CudaGroupStep:
 def lower_group_cuda(group):
     """A CudaGroupStep for `group` (its kernel is built on the first call)."""
     return CudaGroupStep(group)
-
-
-def lower(graph):
-    """(Program, CUDA source of its kernels) for an optimised graph on the GPU."""
-    from . import lower_groups
-    from .cuda_graph import ReplayedProgram
-    return lower_groups(graph, lower_group_cuda, program_class=ReplayedProgram)

@@ -14,6 +14,7 @@ on a background thread, then switches to the kernel (DESIGN.md: first calls must
 """
 import hashlib
 import importlib.util
+import logging
 import os
 import re
 import sys
@@ -21,8 +22,10 @@ import threading
 
 import numpy as np
 
-from ...runtime import cache_dir
+from ...context import cache_dir
+from ...version import __version__
 from . import fastmath
+from .cpu_kernels import CPU_KERNELS
 
 KERNEL_FLAGS = "fastmath=_FLAGS, error_model='numpy', cache=True, nogil=True"
 # No 'afn'/'arcp': approximate sqrt and division would make Graph mode drift from PyNative
@@ -315,9 +318,7 @@ _lock = threading.Lock()
 def _version_tag():
     global _VERSION_TAG
     if _VERSION_TAG is None:
-        import numba
-
-        from ... import __version__
+        import numba  # (not at import: numba's own start-up is ~0.4 s, paid on first compile)
         _VERSION_TAG = f"minispore {__version__} numba {numba.__version__} numpy {np.__version__}"
     return _VERSION_TAG
 
@@ -363,7 +364,6 @@ class TieredStep:
             self.kernel = kernel
         except Exception as e:  # noqa: BLE001  (whatever failed: run through numpy, say why once)
             self.failed = e
-            import logging
             logging.getLogger("minispore.jit").warning(
                 "%s failed to compile (%s: %s); running it through numpy", self.what,
                 type(e).__name__, e)
@@ -424,15 +424,15 @@ class PrimitiveStep(TieredStep):
     def __init__(self, node, source):
         super().__init__(source)
         self.node = node
+        self.call = CPU_KERNELS[node.prim].call
         self.what = f"the kernel of ops.{node.prim.name}"
 
     def _warm_up(self, kernel):
         self._run(kernel, [np.zeros(v.shape, v.dtype) for v in self.node.inputs], self.node.attrs)
 
     def _run(self, kernel, inputs, attrs):
-        prim = self.node.prim
-        out = prim.kernel.call(kernel, *inputs, **attrs)
-        return prim.impl(np, *inputs, **attrs) if out is NotImplemented else out
+        out = self.call(kernel, *inputs, **attrs)
+        return self.node.prim.impl(np, *inputs, **attrs) if out is NotImplemented else out
 
     def _numpy(self, xp, inputs, attrs):
         return self.node.prim.impl(xp, *inputs, **attrs)
@@ -448,7 +448,7 @@ def primitive_module(node):
         "import numpy as np", "import numba", "", f"_FLAGS = set({sorted(KERNEL_FASTMATH)!r})",
         f"KERNEL_FLAGS = dict({KERNEL_FLAGS})", f"DTYPE = np.{dtype.name}", "",
         fastmath.preamble(dtype.name).strip(), "", _ACCUMULATORS.strip(), "", "",
-        node.prim.kernel.source.strip(), ""])
+        CPU_KERNELS[node.prim].source.strip(), ""])
 
 
 class Compiler:
@@ -506,7 +506,9 @@ def lower_group(group, background=True):
 
 
 def lower_primitive(node, background=True):
-    """A PrimitiveStep for a node whose primitive has a CpuKernel, or None (no kernel for
-    its dtype: the impl runs)."""
+    """A PrimitiveStep for a node whose primitive has a CpuKernel, or None (no kernel, or none
+    for its dtype: the impl runs)."""
+    if node.prim not in CPU_KERNELS:
+        return None
     source = primitive_module(node)
     return None if source is None else _submit(PrimitiveStep(node, source), background)

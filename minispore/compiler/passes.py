@@ -5,7 +5,9 @@ value; only nodes with an `effect` (state writes, random draws) are never merged
 """
 import numpy as np
 
-from .ir import Graph, Var
+from ..core.ir import Graph, Node, Var
+from ..ops.linalg import transpose_attrs
+from ..ops.primitive import REGISTRY
 
 
 def optimize(graph):
@@ -136,7 +138,6 @@ def transpose_matmul_outputs(graph):
     """transpose(op_a(a) @ op_b(b)) -> op_b(b)^T @ op_a(a)^T, one product with its transpose
     flags flipped: the result comes out contiguous, so the kernels reading it need no copy.
     (The gradient of a (out, in) weight, as nn.Dense keeps it, has exactly this form.)"""
-    from ..ops.linalg import transpose_attrs
     producer, uses = _producers_and_uses(graph)
     for node in graph.nodes:
         if node.prim.name != "transpose":
@@ -159,7 +160,6 @@ def fold_transposes_into_products(graph):
     """matmul/addmm of transpose(x) (its last two axes swapped) reads x with the operand's
     transpose flag toggled: BLAS takes either layout, and the transpose step disappears (the
     weight of nn.Dense and every weight gradient's operand are such transposes)."""
-    from ..ops.linalg import transpose_attrs
     producer, _ = _producers_and_uses(graph)
     for node in graph.nodes:
         operands = {"matmul": (0, 1), "addmm": (1, 2)}.get(node.prim.name)
@@ -228,8 +228,6 @@ def fuse_matmul_epilogues(graph):
     accumulates the product into c, and the pass that would read the product back to scale
     and add it disappears. SGD's update of a weight whose gradient is a product has exactly
     this form. The product and its scaling must have no other readers."""
-    from ..ops.primitive import REGISTRY
-    from .ir import Node
     producer, uses = _producers_and_uses(graph)
     nodes = []
     for node in graph.nodes:
@@ -289,7 +287,6 @@ def pair_losses_with_gradients(graph):
     step's loss and backward) become one sparse_softmax_cross_entropy_and_grad node, at the
     loss's place: one kernel then reads each row of logits once for both. The gradient's
     cotangent must be available there (a constant, an input, or computed before the loss)."""
-    from ..ops.primitive import REGISTRY
     producer, _ = _producers_and_uses(graph)
     position = {id(node): i for i, node in enumerate(graph.nodes)}
 
