@@ -29,6 +29,7 @@ __all__ = [
     "nextafter", "population_count",
 ]
 
+# the rows of ops.elementwise_ext under their MindSpore names (a table, one name a line)
 asin = arcsin = unary_op(EX.asin)
 acos = arccos = unary_op(EX.acos)
 atan = arctan = unary_op(EX.atan)
@@ -48,7 +49,7 @@ isnan = unary_op(EX.isnan)
 isinf = unary_op(EX.isinf)
 isfinite = unary_op(EX.isfinite)
 signbit = unary_op(EX.signbit)
-
+population_count = unary_op(EX.population_count)
 atan2 = arctan2 = binary_op(EX.atan2)
 hypot = binary_op(EX.hypot)
 copysign = binary_op(EX.copysign)
@@ -61,7 +62,6 @@ bitwise_right_shift = binary_op(EX.bitwise_right_shift)
 gcd = binary_op(EX.gcd)
 lcm = binary_op(EX.lcm)
 nextafter = binary_op(EX.nextafter)
-population_count = unary_op(EX.population_count)
 
 remainder = F.floor_mod           # Python's modulo: the divisor's sign
 invert = F.bitwise_not

@@ -124,29 +124,31 @@ def first_axis_indices(indices):
 
 # MindSpore's Parameter-updating forms: input_x (a Parameter) takes the result and is returned
 
-def scatter_nd_add(input_x, indices, updates, use_locking=False):
-    return assign(input_x, tensor_scatter_add(input_x, indices, updates))
+def parameter_update(tensor_scatter, name):
+    """scatter_nd_<op>(input_x, indices, updates): input_x assigned tensor_scatter's result."""
+    def update(input_x, indices, updates, use_locking=False):
+        return assign(input_x, tensor_scatter(input_x, indices, updates))
+    update.__name__ = update.__qualname__ = name
+    update.__doc__ = f"ops.{tensor_scatter.__name__}(input_x, indices, updates), written into " \
+                     f"input_x (a Parameter), which is returned."
+    return update
 
 
-def scatter_nd_sub(input_x, indices, updates, use_locking=False):
-    return assign(input_x, tensor_scatter_sub(input_x, indices, updates))
+def along_first_axis(nd_update, name):
+    """scatter_<op>(input_x, indices, updates): nd_update with indices of the first axis."""
+    def update(input_x, indices, updates):
+        return nd_update(input_x, first_axis_indices(indices), updates)
+    update.__name__ = update.__qualname__ = name
+    update.__doc__ = f"ops.{nd_update.__name__} with `indices` addressing the first axis."
+    return update
 
 
-def scatter_nd_update(input_x, indices, updates, use_locking=True):
-    return assign(input_x, tensor_scatter_update(input_x, indices, updates))
-
-
-def scatter_add(input_x, indices, updates):
-    """input_x[indices[...]] += updates along the first axis, in place."""
-    return scatter_nd_add(input_x, first_axis_indices(indices), updates)
-
-
-def scatter_sub(input_x, indices, updates):
-    return scatter_nd_sub(input_x, first_axis_indices(indices), updates)
-
-
-def scatter_update(input_x, indices, updates):
-    return scatter_nd_update(input_x, first_axis_indices(indices), updates)
+scatter_nd_add = parameter_update(tensor_scatter_add, "scatter_nd_add")
+scatter_nd_sub = parameter_update(tensor_scatter_sub, "scatter_nd_sub")
+scatter_nd_update = parameter_update(tensor_scatter_update, "scatter_nd_update")
+scatter_add = along_first_axis(scatter_nd_add, "scatter_add")
+scatter_sub = along_first_axis(scatter_nd_sub, "scatter_sub")
+scatter_update = along_first_axis(scatter_nd_update, "scatter_update")
 
 
 def add_at_indices(input, dim, index, source, alpha=1):

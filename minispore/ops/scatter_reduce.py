@@ -19,8 +19,7 @@ from . import array as A
 from . import functional as F
 from .arguments import as_tensor
 from .primitive import Primitive
-from .scatter import first_axis_indices, index_tuple
-from .state import assign
+from .scatter import along_first_axis, index_tuple, parameter_update
 
 __all__ = ["tensor_scatter_max", "tensor_scatter_min", "tensor_scatter_mul",
            "tensor_scatter_div", "scatter_max", "scatter_min", "scatter_mul", "scatter_div",
@@ -94,37 +93,14 @@ def tensor_scatter_div(input_x, indices, updates):
     return _reduce_nd("mul", input_x, indices, F.reciprocal(as_tensor(updates)))
 
 
-def scatter_nd_max(input_x, indices, updates, use_locking=False):
-    return assign(input_x, tensor_scatter_max(input_x, indices, updates))
-
-
-def scatter_nd_min(input_x, indices, updates, use_locking=False):
-    return assign(input_x, tensor_scatter_min(input_x, indices, updates))
-
-
-def scatter_nd_mul(input_x, indices, updates, use_locking=False):
-    return assign(input_x, tensor_scatter_mul(input_x, indices, updates))
-
-
-def scatter_nd_div(input_x, indices, updates, use_locking=False):
-    return assign(input_x, tensor_scatter_div(input_x, indices, updates))
-
-
-def scatter_max(input_x, indices, updates):
-    """input_x[indices[...]] = max(itself, updates) along the first axis, in place."""
-    return scatter_nd_max(input_x, first_axis_indices(indices), updates)
-
-
-def scatter_min(input_x, indices, updates):
-    return scatter_nd_min(input_x, first_axis_indices(indices), updates)
-
-
-def scatter_mul(input_x, indices, updates):
-    return scatter_nd_mul(input_x, first_axis_indices(indices), updates)
-
-
-def scatter_div(input_x, indices, updates):
-    return scatter_nd_div(input_x, first_axis_indices(indices), updates)
+scatter_nd_max = parameter_update(tensor_scatter_max, "scatter_nd_max")
+scatter_nd_min = parameter_update(tensor_scatter_min, "scatter_nd_min")
+scatter_nd_mul = parameter_update(tensor_scatter_mul, "scatter_nd_mul")
+scatter_nd_div = parameter_update(tensor_scatter_div, "scatter_nd_div")
+scatter_max = along_first_axis(scatter_nd_max, "scatter_max")
+scatter_min = along_first_axis(scatter_nd_min, "scatter_min")
+scatter_mul = along_first_axis(scatter_nd_mul, "scatter_mul")
+scatter_div = along_first_axis(scatter_nd_div, "scatter_div")
 
 
 def _segments(reduce, empty, input_x, segment_ids, num_segments):

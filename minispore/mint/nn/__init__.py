@@ -11,6 +11,7 @@ minispore.nn's classes themselves, looked up by name (`__getattr__` below).
 """
 from ... import nn as _nn
 from ...ops import functional as F
+from ..forwarding import forwarder
 from . import functional  # noqa: F401
 
 # layers whose MindSpore and PyTorch constructors take the same arguments
@@ -26,14 +27,11 @@ _FORWARDED = {
 }
 
 
-def __getattr__(name):
-    if name in _FORWARDED and hasattr(_nn, name):
-        return getattr(_nn, name)
-    raise AttributeError(f"module 'minispore.mint.nn' has no attribute {name!r}")
+__getattr__, _dir = forwarder(__name__, _nn, _FORWARDED)
 
 
 def __dir__():
-    return sorted(set(globals()) | {n for n in _FORWARDED if hasattr(_nn, n)})
+    return _dir(globals())
 
 
 class Linear(_nn.Dense):

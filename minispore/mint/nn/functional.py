@@ -10,6 +10,7 @@ up there by name when their PyTorch signature is MindSpore's (`__getattr__` belo
 from ... import ops as _ops
 from ...ops import functional as F
 from ...ops.arguments import as_tensor
+from ..forwarding import forwarder
 
 # functions whose MindSpore and PyTorch argument lists agree
 _FORWARDED = {
@@ -21,14 +22,11 @@ _FORWARDED = {
 }
 
 
-def __getattr__(name):
-    if name in _FORWARDED and hasattr(_ops, name):
-        return getattr(_ops, name)
-    raise AttributeError(f"module 'minispore.mint.nn.functional' has no attribute {name!r}")
+__getattr__, _dir = forwarder(__name__, _ops, _FORWARDED)
 
 
 def __dir__():
-    return sorted(set(globals()) | {n for n in _FORWARDED if hasattr(_ops, n)})
+    return _dir(globals())
 
 
 def linear(input, weight, bias=None):
