@@ -139,3 +139,17 @@ def test_gradient_through_methods():
         for i in range(4):
             want[r, 3 - i] = sum(np.prod(np.delete(row[:j + 1], i)) for j in range(i, 4)) / 3
     assert_close(g, want, rtol=1e-10, atol=1e-12)
+
+
+def test_element_and_shape_editing_methods():
+    t = T(np.zeros((2, 3), np.float32))
+    t.index_copy_(1, T([2, 0]), T(np.arange(4, dtype=np.float32).reshape(2, 2)))
+    assert t.tolist() == [[1, 0, 0], [3, 0, 2]]
+    t.itemset(4, 7.0)
+    t.itemset((0, 1), 5.0)
+    assert t.tolist() == [[1, 5, 0], [3, 7, 2]]
+    assert t.resize(2, 4).tolist() == [[1, 5, 0, 3], [7, 2, 0, 0]]
+    assert t.resize((4,)).tolist() == [1, 5, 0, 3]
+    choices = [T([1.0, 2.0, 3.0]), T([10.0, 20.0, 30.0])]
+    assert T([0, 5, 1]).choose(choices).tolist() == [1, 20, 30]
+    assert T([0, 3, 1]).choose(choices, mode="wrap").tolist() == [1, 20, 30]

@@ -43,7 +43,7 @@ __all__ = [
     "lstsq", "random_categorical", "multinomial_with_replacement", "conj", "real", "imag",
     "angle", "type_as", "isnan_ext", "float_power_ext", "baddbmm_ext", "einsum_ext",
     "diff_ext", "adjoint", "reverse_sequence", "inplace_index_add", "put_", "iou", "intopk",
-    "bernoulli_ext", "padding", "space_to_batch_nd", "batch_to_space_nd",
+    "bernoulli_ext", "padding", "space_to_batch_nd", "batch_to_space_nd", "inplace_sigmoid",
 ]
 
 # ***** MindSpore 1.x names *****
@@ -138,6 +138,10 @@ def exponential_(input, lambd=1, *, generator=None):
 
 def clamp_(input, min=None, max=None):
     return assign(input, F.clip(input, min, max))
+
+
+def inplace_sigmoid(input):
+    return assign(input, F.sigmoid(input))
 
 
 def erfinv_(input):

@@ -1,5 +1,6 @@
-"""Matrix functions and decompositions: inverse, det, slogdet, cholesky, qr, svd, eigh
-(LAPACK through numpy, cuSOLVER through CuPy), batched over leading axes. Each is a row with
+"""Matrix functions and decompositions: inverse, det, slogdet, cholesky, qr, svd, eigh,
+matrix_exp (LAPACK through numpy/scipy, cuSOLVER through CuPy), batched over leading axes; and
+LU factors unpacked and solved with (lu_unpack, lu_solve). Each is a row with
 its textbook derivative (Giles 2008; Murray 2016 for Cholesky; Townsend 2016 for the SVD),
 written with ops so it runs in both modes and differentiates again.
 
@@ -8,6 +9,7 @@ written with ops so it runs in both modes and differentiates again.
 """
 import numpy as np
 
+from ..core.tensor import Tensor
 from . import batching as B
 from . import functional as F
 from . import infer as I
@@ -15,7 +17,8 @@ from .arguments import as_tensor, op_error
 from .primitive import Aval, OpShapeError, Primitive
 
 __all__ = ["inverse", "matrix_inverse", "det", "matrix_determinant", "slogdet",
-           "log_matrix_determinant", "logdet", "cholesky", "qr", "svd", "eigh"]
+           "log_matrix_determinant", "logdet", "cholesky", "qr", "svd", "eigh", "matrix_exp",
+           "lu_unpack", "lu_solve"]
 
 
 def _square_infer(a, **attrs):
@@ -277,3 +280,70 @@ def eigh(input):
     """(eigenvalues in ascending order, eigenvectors as columns) of symmetric matrices."""
     return eigh_p(_float(input))
 
+
+
+# ***** the matrix exponential *****
+
+def _matrix_exp_impl(xp, a):
+    if xp is np:
+        import scipy.linalg
+        return scipy.linalg.expm(a).astype(a.dtype, copy=False)
+    import cupyx.scipy.linalg
+    return cupyx.scipy.linalg.expm(a)
+
+
+def _matrix_exp_bprop(a, out, dout):
+    # the adjoint of expm at A applied to G is the upper-right block of
+    # expm([[A^T, G], [0, A^T]]) (Najfeld & Havel 1995); itself a matrix_exp, so it
+    # differentiates again
+    n = a.shape[-1]
+    a_t = _mT(a)
+    top = F.concat([a_t, dout], -1)
+    bottom = F.concat([F.zeros_like(a_t), a_t], -1)
+    block = matrix_exp_p(F.concat([top, bottom], -2))
+    return (F.getitem(block, (Ellipsis, slice(0, n), slice(n, 2 * n))),)
+
+
+matrix_exp_p = Primitive("matrix_exp", infer=_square_infer, impl=_matrix_exp_impl,
+                         bprop=_matrix_exp_bprop, batch=_batched,
+                         doc="the matrix exponential of square matrices")
+
+
+def matrix_exp(input):
+    """The matrix exponential sum_k A^k / k! of square matrices."""
+    return matrix_exp_p(_float(input))
+
+
+# ***** LU factors (LAPACK's getrf layout: L below the diagonal, U on and above) *****
+
+def _permutation(pivots, n):
+    """The row permutation of LAPACK's 1-based row interchanges: row i swapped with row
+    pivots[i] - 1, in order; for a batch, one permutation per matrix."""
+    perms = np.tile(np.arange(n), pivots.shape[:-1] + (1,))
+    for index in np.ndindex(pivots.shape[:-1]):
+        perm = perms[index]
+        for i, p in enumerate(pivots[index]):
+            perm[i], perm[p - 1] = perm[p - 1], perm[i]
+    return perms
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    """(P, L, U) with A = P L U from LU factors and 1-based pivots (LAPACK's getrf, as
+    scipy.linalg.lu_factor gives plus 1). The pivots are read on the host."""
+    lu = _float(LU_data)
+    m, n = lu.shape[-2:]
+    k = min(m, n)
+    pivots = as_tensor(LU_pivots)._host("ops.lu_unpack: the permutation from the pivots")
+    perm = _permutation(np.asarray(pivots).astype(np.int64), m)
+    # P's column j is the unit vector at the row that ended up at position j
+    p = F.cast(Tensor(np.eye(m, dtype=bool)[perm].swapaxes(-1, -2)), lu.dtype)
+    low = F.add(F.tril(F.getitem(lu, (Ellipsis, slice(None), slice(0, k))), -1),
+                F.eye(m, k, dtype=lu.dtype))
+    up = F.triu(F.getitem(lu, (Ellipsis, slice(0, k), slice(None))))
+    return p, low, up
+
+
+def lu_solve(b, LU_data, LU_pivots):
+    """X with A X = b, A given by its LU factors (see lu_unpack)."""
+    p, low, up = lu_unpack(LU_data, LU_pivots)
+    return F.matmul(F.inverse(up), F.matmul(F.inverse(low), F.matmul(_mT(p), b)))

@@ -41,7 +41,7 @@ _SAME_SIGNATURE = """
     inv cumsum median
     norm logsumexp cholesky_inverse cholesky_solve cov diagonal_scatter inplace_update lstsq
     mvlgamma random_categorical renorm unsorted_segment_max unsorted_segment_min
-    unsorted_segment_prod reverse_sequence nextafter
+    unsorted_segment_prod reverse_sequence nextafter i0 lu_solve
 """.split()
 
 
@@ -148,14 +148,12 @@ def _split(self, split_size_or_sections, axis=0):
 
 
 def _expand(self, *size):
-    return F.expand(self, size[0] if len(size) == 1 and isinstance(size[0], (tuple, list))
-                    else size)
+    return F.expand(self, _size_arg(size))
 
 
 def _repeat(self, *repeats):
     """The tensor tiled `repeats` times along each axis (PyTorch's repeat)."""
-    return F.tile(self, repeats[0] if len(repeats) == 1 and isinstance(repeats[0], (tuple, list))
-                  else repeats)
+    return F.tile(self, _size_arg(repeats))
 
 
 def _sort(self, axis=-1, descending=False, *, dim=None, stable=True):
@@ -272,6 +270,45 @@ def _triangular_solve(self, A, upper=True, transpose=False, unitriangular=False)
     return F.matmul(F.inverse(a), self), A
 
 
+def _index_copy(self, dim, index, tensor):
+    """A copy with the slices of `tensor` written at `index` along dim."""
+    moved = F.movedim(self, dim, 0)
+    written = F.tensor_scatter_update(moved, first_axis_indices(index), F.movedim(tensor, dim, 0))
+    return F.movedim(written, 0, dim)
+
+
+def _itemset(self, *args):
+    """Write one element, in place: itemset(value) on a one-element tensor, or
+    itemset(flat_index or index_tuple, value)."""
+    *where, value = args
+    index = where[0] if where else 0
+    if isinstance(index, int):
+        index = np.unravel_index(index, self.shape) if self.ndim else ()
+    return F.assign(self, F.setitem(self, tuple(int(i) for i in index), value))
+
+
+def _resize(self, *new_shape):
+    """The elements in order, cut or padded with zeros to fill `new_shape`."""
+    shape = _size_arg(new_shape)
+    size = int(np.prod(shape, dtype=np.int64))
+    flat = F.reshape(self, (-1,))
+    flat = F.pad(flat, ((0, size - flat.shape[0]),)) if size > flat.shape[0] else flat[:size]
+    return F.reshape(flat, shape)
+
+
+def _choose(self, choices, mode="clip"):
+    """out[i] = choices[self[i]][i] (indices clipped into range, or wrapped with 'wrap')."""
+    stacked = F.stack([F.broadcast_to(c, self.shape) if isinstance(c, Tensor) else
+                       F.full(self.shape, c, np.float32) for c in choices])
+    n = stacked.shape[0]
+    index = F.remainder(self, n) if mode == "wrap" else F.clip(self, 0, n - 1)
+    return F.squeeze(F.gather_elements(stacked, 0, F.expand_dims(F.cast(index, np.int64), 0)), 0)
+
+
+def _size_arg(size):
+    return tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+
+
 def _log_normal(self, mean=1.0, std=2.0):
     return F.cast(F.exp(F.normal(self.shape, float(mean), float(std))), self.dtype)
 
@@ -328,6 +365,7 @@ _IN_PLACE = {
     "index_fill_": F.index_fill,
     "index_put_": _index_put,
     "masked_scatter_": _masked_scatter,
+    "index_copy_": _index_copy,
     "put_": lambda self, index, source, accumulate=False: F.put_(F.identity(self), index,
                                                                source, accumulate),
 }
@@ -349,8 +387,7 @@ _METHODS = {
     "new_empty": _new(0), "new_full": _new_full, "fill": _fill_value, "fills": _fill_value,
     "type": _type, "type_as": lambda self, other: F.cast(self, other.dtype),
     "reshape_as": lambda self, other: F.reshape(self, other.shape),
-    "sum_to_size": lambda self, *size: F.sum_to(self, size[0] if len(size) == 1 and
-                                                 isinstance(size[0], (tuple, list)) else size),
+    "sum_to_size": lambda self, *size: F.sum_to(self, _size_arg(size)),
     "float": _cast_to(np.float32), "double": _cast_to(np.float64), "half": _cast_to(np.float16),
     "int": _cast_to(np.int32), "long": _cast_to(np.int64), "short": _cast_to(np.int16),
     "byte": _cast_to(np.uint8), "bool": _cast_to(np.bool_),
@@ -384,6 +421,7 @@ _METHODS = {
     "scatter_div": lambda self, indices, updates: F.tensor_scatter_div(
         self, first_axis_indices(indices), updates),
     "requires_grad_": lambda self, requires_grad=True: self,
+    "itemset": _itemset, "resize": _resize, "choose": _choose,
     "to_": lambda self, device=None, non_blocking=False: self,
 }
 

@@ -125,6 +125,8 @@ def recipes(b):
                                    full_matrices=False),
                             sample(np.diag([4.0, 2.5, 1.0]) + b.normal(rng, (3, 3), 0.1),
                                    full_matrices=False)],
+        "matrix_exp": lambda rng: [sample(b.normal(rng, (3, 3), 0.5)),
+                                   sample(b.normal(rng, (2, 2, 2), 0.5))],
         "eigh": lambda rng: sample(np.diag([1.0, 2.5, 4.0]) + _spd(rng, b, 3) * 0.05),
     }
 

@@ -152,3 +152,17 @@ def test_bad_input():
         ops.quantile(T(A), 1.5)
     with pytest.raises(ops.OpShapeError, match="einsum"):
         ops.einsum("ij,jk", T(A))
+
+
+def test_lu_and_matrix_exp_match_scipy(mode):
+    import scipy.linalg
+    a = RNG.standard_normal((2, 4, 4))
+    factors = [scipy.linalg.lu_factor(m) for m in a]
+    lu = np.stack([f for f, _ in factors])
+    pivots = np.stack([p + 1 for _, p in factors]).astype(np.int32)  # 1-based, as LAPACK
+    b = RNG.standard_normal((2, 4, 2))
+    got = run_in_mode(lambda m, f, piv, r: (ops.matrix_exp(m), ops.lu_solve(r, f, piv)), mode,
+                      T(a), T(lu), T(pivots), T(b))
+    assert_close(got, (scipy.linalg.expm(a), np.linalg.solve(a, b)), rtol=1e-9, atol=1e-12)
+    p, low, up = ops.lu_unpack(T(lu), T(pivots))
+    assert_close(ops.matmul(ops.matmul(p, low), up), a, rtol=1e-12, atol=1e-12)
