@@ -1,9 +1,10 @@
 """Tensor's methods that mirror `ops` functions (x.flip(0), x.masked_fill(m, 0), x.norm()...),
 its reductions with MindSpore's keyword spellings (axis/dim, keep_dims/keepdims/keepdim), its
 in-place forms (fill_, copy_, uniform_, add_...), casts (x.float()) and properties (nbytes,
-strides, mT), attached to the class when `ops` is imported (after `ops.tensor_methods`). Each method is one call of an `ops` function, so it
-behaves alike in both modes; in-place forms compute the new value with ops and `ops.assign`
-it (functionalised in Graph mode, recorded for gradients).
+strides, mT), attached to the class when `ops` is imported (after `ops.tensor_methods`).
+Each method is one call of an `ops` function, so it behaves alike in both modes; in-place
+forms compute the new value with ops and `ops.assign` it (functionalised in Graph mode,
+recorded for gradients).
 
     >>> x = ms.Tensor([[1.0, 5.0], [3.0, 2.0]])
     >>> x.sum(1, keepdim=True).shape, x.max(1)[1].tolist(), x.flip(0)[0].tolist()
