@@ -23,6 +23,7 @@ import threading
 import numpy as np
 
 from ...context import cache_dir
+from ...ops.families import P
 from ...version import __version__
 from . import fastmath
 from .cpu_kernels import CPU_KERNELS
@@ -93,8 +94,8 @@ def _reductions(group):
 # dtype: numpy sums float32 pairwise, a float32 running sum over many elements drifts far from
 # that, and float64 partial sums (vector lanes, then rows) stay within float32 rounding of the
 # exact sum. max/min are exact in their own dtype and propagate nan, as numpy's do.
-_REDUCERS = {"reduce_sum": ("_acc_sum", "0"), "reduce_max": ("_acc_max", "-np.inf"),
-             "reduce_min": ("_acc_min", "np.inf")}
+_REDUCERS = {P.reduce_sum: ("_acc_sum", "0"), P.reduce_max: ("_acc_max", "-np.inf"),
+             P.reduce_min: ("_acc_min", "np.inf")}
 
 # The kernel's flags forbid reassociation (fastmath's range reductions depend on that), so a
 # plain `acc += x` is one serial chain that LLVM does not vectorise (measured 11x slower on a
@@ -128,7 +129,7 @@ _acc_min = _acc_llvm("llvm.minimum")
 
 
 def _accumulator_dtype(node, float_dtype):
-    return np.dtype(np.float64 if node.prim.name == "reduce_sum" else float_dtype)
+    return np.dtype(np.float64 if node.prim is P.reduce_sum else float_dtype)
 
 
 class LoopNest:
@@ -188,7 +189,7 @@ class _Accumulation:
     the loops, before / in / after the innermost loop, and after the loops."""
 
     def __init__(self, node, j, value, result, nest, float_dtype):
-        combine, identity = _REDUCERS[node.prim.name]
+        combine, identity = _REDUCERS[node.prim]
         dtype = f"np.{_accumulator_dtype(node, float_dtype).name}"
         acc, row, kept = f"acc{j}", f"row{j}", _index(nest.kept)
         value = f"{dtype}({value})"
