@@ -189,7 +189,46 @@ CONFIGURED = {
                  lambda self, n: _randperm_padded(self, n)),
     "Bernoulli": ({"seed": -1, "offset": 0}, lambda self, x, p: F.bernoulli(
         x, p, None if self.seed < 0 else self.seed)),
+    "Conv2D": ({"out_channel": 1, "kernel_size": 1, "mode": 1, "pad_mode": "valid", "pad": 0,
+                "stride": 1, "dilation": 1, "group": 1, "data_format": "NCHW"},
+               lambda self, x, w: F.conv2d(x, w, None, self.stride, self.pad_mode, self.pad,
+                                           self.dilation, self.group)),
+    "MaxPool": ({"kernel_size": 1, "strides": 1, "pad_mode": "valid", "data_format": "NCHW"},
+                lambda self, x: F.max_pool2d(x, self.kernel_size, self.strides,
+                                             pad_mode=self.pad_mode)),
+    "AvgPool": ({"kernel_size": 1, "strides": 1, "pad_mode": "valid", "data_format": "NCHW"},
+                lambda self, x: F.avg_pool2d(x, self.kernel_size, self.strides,
+                                             pad_mode=self.pad_mode)),
+    "LayerNorm": ({"begin_norm_axis": 1, "begin_params_axis": 1, "epsilon": 1e-7},
+                  lambda self, x, gamma, beta: _layer_norm(self, x, gamma, beta)),
+    "BatchNorm": ({"is_training": False, "epsilon": 1e-5, "momentum": 0.1,
+                   "data_format": "NCHW"},
+                  lambda self, x, scale, bias, mean, variance: _batch_norm(
+                      self, x, scale, bias, mean, variance)),
 }
+
+
+def _layer_norm(self, x, gamma, beta):
+    """(output, mean, variance) of MindSpore's LayerNorm primitive: statistics over the axes
+    from begin_norm_axis, gamma and beta shaped like the axes from begin_params_axis."""
+    axes = tuple(range(self.begin_norm_axis % x.ndim, x.ndim))
+    mean = F.mean(x, axes, True)
+    variance = F.var(x, axes, 0, True)
+    normed = F.mul(F.sub(x, mean), F.rsqrt(F.add(variance, self.epsilon)))
+    return F.add(F.mul(normed, gamma), beta), mean, variance
+
+
+def _batch_norm(self, x, scale, bias, mean, variance):
+    """(y, batch_mean, batch_variance, reserve_space_1, reserve_space_2) of MindSpore's
+    BatchNorm primitive; in training the moving mean and variance (Parameters) take
+    (1 - momentum) * moving + momentum * batch statistic."""
+    y = F.batch_norm(x, mean, variance, scale, bias, self.is_training, self.momentum,
+                     self.epsilon)
+    if not self.is_training:
+        return y, mean, variance, mean, variance
+    axes = (0,) + tuple(range(2, x.ndim))
+    batch_mean, batch_var = F.mean(x, axes), F.var(x, axes)
+    return y, batch_mean, batch_var, batch_mean, batch_var
 
 
 def _scan(scan, identity, self, x, axis):

@@ -57,3 +57,27 @@ def test_random_classes_follow_the_seed():
     output, mask = ops.Dropout(keep_prob=0.5)(T(np.ones((100,), np.float32)))
     assert set(np.unique(output.asnumpy())) <= {0.0, 2.0}
     assert_close(output, mask.asnumpy() * 2)
+
+
+def test_nn_primitive_classes():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 3, 4, 4)).astype(np.float32)
+    w = rng.standard_normal((2, 3, 3, 3)).astype(np.float32)
+    assert_close(ops.Conv2D(2, 3, pad_mode="same")(T(x), T(w)),
+                 ops.conv2d(T(x), T(w), None, 1, "same").asnumpy())
+    assert_close(ops.MaxPool(2, 2)(T(x)), x.reshape(2, 3, 2, 2, 2, 2).max((3, 5)))
+    assert_close(ops.AvgPool(2, 2)(T(x)), x.reshape(2, 3, 2, 2, 2, 2).mean((3, 5)), rtol=1e-6)
+    gamma, beta = np.full((4,), 2.0, np.float32), np.full((4,), 0.5, np.float32)
+    y, mean, var = ops.LayerNorm(-1, -1, 1e-5)(T(x), T(gamma), T(beta))
+    want = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5) * 2 + 0.5
+    assert_close(y, want, rtol=1e-5, atol=1e-5)
+    assert mean.shape == var.shape == (2, 3, 4, 1)
+    moving_mean = ms.Parameter(T(np.zeros(3, np.float32)), name="moving_mean")
+    moving_var = ms.Parameter(T(np.ones(3, np.float32)), name="moving_var")
+    ones, zeros = T(np.ones(3, np.float32)), T(np.zeros(3, np.float32))
+    y, batch_mean, batch_var, _, _ = ops.BatchNorm(is_training=True, momentum=0.1)(
+        T(x), ones, zeros, moving_mean, moving_var)
+    assert_close(batch_mean, x.mean((0, 2, 3)), rtol=1e-5, atol=1e-6)
+    assert_close(moving_mean, 0.1 * x.mean((0, 2, 3)), rtol=1e-5, atol=1e-6)
+    assert_close(y, (x - x.mean((0, 2, 3), keepdims=True))
+                 / np.sqrt(x.var((0, 2, 3), keepdims=True) + 1e-5), rtol=1e-4, atol=1e-5)
