@@ -5,9 +5,11 @@
     ms.set_context(mode=ms.GRAPH_MODE)      # compiled: construct is traced, fused and compiled
 
 The package is layered, each layer importing only those below it (README, "How it works"):
-context, core, common, ops, grad, compiler, fallback, graph_mode, nn, train and dataset.
+context, core, common, ops, grad, compiler, fallback, graph_mode, nn, train and dataset;
+mint and numpy are namespaces over ops and nn.
 """
 from . import common, context, dataset, fallback, nn, ops, train  # noqa: F401
+from . import mint, numpy  # noqa: F401  (MindSpore's mint and numpy namespaces)
 from .common.seed import get_seed, set_seed  # noqa: F401
 from .context import (COMPATIBLE, GRAPH_MODE, LAX, PYNATIVE_MODE, STRICT,  # noqa: F401
                       get_context, set_context)
