@@ -12,11 +12,23 @@ import builtins
 import numpy as _np
 
 from .. import ops as _ops
+from ..core.dtype import (  # noqa: F401
+    bool_,
+    float16,
+    float32,
+    float64,
+    from_np,
+    int8,
+    int16,
+    int32,
+    int64,
+    promote_np,
+    to_np,
+    uint8,
+)
+from ..core.tensor import Tensor
 from ..ops import functional as F
 from ..ops.arguments import as_tensor
-from ..core.dtype import (bool_, float16, float32, float64, int8, int16, int32,  # noqa: F401
-                             int64, to_np, uint8)
-from ..core.tensor import Tensor
 from .creation import *  # noqa: F401,F403
 from .sets import *  # noqa: F401,F403
 
@@ -393,12 +405,10 @@ def size(a, axis=None):
 
 
 def promote_types(type1, type2):
-    from ..core.dtype import from_np, promote_np
     return from_np(promote_np(_np.dtype(to_np(type1)), _np.dtype(to_np(type2))))
 
 
 def result_type(*arrays_and_dtypes):
-    from ..core.dtype import from_np
     return from_np(_np.result_type(*(a._data.dtype if isinstance(a, Tensor) else to_np(a)
                                      for a in arrays_and_dtypes)))
 

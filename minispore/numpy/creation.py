@@ -1,10 +1,10 @@
 """minispore.numpy: array creation (Float32 by default, as MindSpore's mnp) and grids."""
 import numpy as np
 
-from ..ops import functional as F
-from ..ops.arguments import as_tensor
 from ..core.dtype import to_np
 from ..core.tensor import Tensor
+from ..ops import functional as F
+from ..ops.arguments import as_tensor
 
 __all__ = ["array", "asarray", "asfarray", "zeros", "ones", "empty", "full", "zeros_like",
            "ones_like", "empty_like", "full_like", "eye", "identity", "arange", "linspace",

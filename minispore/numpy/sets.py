@@ -2,9 +2,9 @@
 (their output sizes depend on the values: a graph break in Graph mode)."""
 import numpy as np
 
+from ..core.tensor import Tensor
 from ..ops import functional as F
 from ..ops.arguments import as_tensor
-from ..core.tensor import Tensor
 
 __all__ = ["unique", "in1d", "isin", "intersect1d", "setdiff1d", "bincount", "histogram",
            "histogram_bin_edges", "unravel_index", "ravel_multi_index"]

@@ -18,6 +18,7 @@ import numpy as np
 from . import array as A
 from . import functional as F
 from .arguments import as_tensor
+from .indexing import build_index
 from .primitive import Primitive
 from .scatter import along_first_axis, index_tuple, parameter_update
 
@@ -30,7 +31,6 @@ _UFUNCS = {"max": "maximum", "min": "minimum", "mul": "multiply"}
 
 
 def _index_reduce_impl(xp, base, values, *tensors, index, reduce):
-    from .indexing import build_index
     out = base.copy()
     getattr(xp, _UFUNCS[reduce]).at(out, build_index(index, tensors), values)
     return out

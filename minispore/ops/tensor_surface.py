@@ -14,8 +14,10 @@ import numpy as np
 
 from ..context import device
 from ..core.tensor import Tensor
+from . import array
 from . import functional as F
 from .arguments import reduction_args
+from .indexing import parse_index
 from .scatter import add_at_indices, first_axis_indices
 
 # ***** methods that are an ops function with the tensor first *****
@@ -241,8 +243,6 @@ def _index_put(self, indices, values, accumulate=False):
     """A copy with values written (or added, with accumulate) at the index tensors."""
     index = tuple(indices)
     if accumulate:
-        from . import array
-        from .indexing import parse_index
         spec, tensors = parse_index(index)
         return array.index_add(self, F.cast(values, self.dtype), *tensors, index=spec)
     return F.setitem(self, index, values)
