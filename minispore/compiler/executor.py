@@ -2,7 +2,9 @@
 
 A step is a primitive impl, or a compiled fused kernel (codegen). `Program.run` is the whole
 runtime of Graph mode: a loop over steps, each reading and writing slots, releasing values
-after their last use. A failing step reports the node's user source line.
+after their last use. A failing step raises the error its op raises in PyNative (the same
+OpError class, op, inputs and user line: `Primitive.explain_failure`), so `except ValueError`
+works alike in both modes.
 
 Donated buffers: a state update such as SGD's `w - lr * g` (an addmm after the passes) may be
 computed into the buffer of w's current value instead of a new one, when w's tensor is that
@@ -14,14 +16,18 @@ import sys
 import numpy as np
 
 from ..context import device
+from ..core.errors import OpError, OpShapeError, OpTypeError, with_context
+from ..ops.primitive import aval_of
 
 
 class Step:
-    __slots__ = ("fn", "ins", "outs", "attrs", "multiple", "release", "label", "loc", "in_place")
+    __slots__ = ("fn", "ins", "outs", "attrs", "multiple", "release", "label", "nodes",
+                 "in_place")
 
-    def __init__(self, fn, ins, outs, attrs, multiple, label, loc):
+    def __init__(self, fn, ins, outs, attrs, multiple, label, nodes):
         self.fn, self.ins, self.outs, self.attrs = fn, ins, outs, attrs
-        self.multiple, self.label, self.loc = multiple, label, loc
+        self.multiple, self.label = multiple, label
+        self.nodes = nodes  # the graph nodes it computes: one, or a fused group's
         self.release = ()
         self.in_place = None  # the primitive's in_place, on a step that may reuse its input 0
 
@@ -50,12 +56,12 @@ class Program:
         consts = {}
         self.steps = []
         for item in steps_for(graph):
-            fn, in_vars, out_vars, attrs, multiple, label, loc = item
+            fn, in_vars, out_vars, attrs, multiple, label, nodes = item
             for v in in_vars:
                 if v.const is not None:
                     consts[slot(v)] = device.to_device(v.const)
             self.steps.append(Step(fn, [slot(v) for v in in_vars], [slot(v) for v in out_vars],
-                                   attrs, multiple, label, loc))
+                                   attrs, multiple, label, nodes))
         for v in graph.outputs:
             if v.const is not None:
                 consts[slot(v)] = device.to_device(v.const)
@@ -116,7 +122,7 @@ class Program:
             try:
                 result = step.fn(xp, *map(get, step.ins), **step.attrs)
             except Exception as e:
-                raise _failure(step, e) from e
+                raise _failure(step, [env[i] for i in step.ins], e) from None
             if step.multiple:
                 for s, r in zip(step.outs, result):
                     env[s] = r
@@ -144,7 +150,7 @@ class Program:
                 try:
                     write = step.in_place(xp, *[env[i] for i in step.ins], **step.attrs)
                 except Exception as e:
-                    raise _failure(step, e) from e
+                    raise _failure(step, [env[i] for i in step.ins], e) from None
             buffer = None
             if write is not None:
                 writes.append((step, write))
@@ -152,12 +158,20 @@ class Program:
             try:
                 env[step.outs[0]] = step.fn(xp, *[env[i] for i in step.ins], **step.attrs)
             except Exception as e:
-                raise _failure(step, e) from e
+                raise _failure(step, [env[i] for i in step.ins], e) from None
         for step, write in writes:
             env[step.outs[0]] = write()
 
 
-def _failure(step, error):
-    return RuntimeError(f"Graph mode: {step.label} failed at run time: "
-                        f"{type(error).__name__}: {error}"
-                        + (f"\n  at {step.loc}" if step.loc else ""))
+def _failure(step, inputs, error):
+    """The error a step that failed on `inputs` raises: its op's, as PyNative raises it, at
+    the user's line the node was traced from."""
+    if isinstance(error, OpError):  # explained already: a graph loop's body, a fused group's node
+        return error
+    if len(step.nodes) == 1:
+        node = step.nodes[0]
+        return node.prim.explain_failure(inputs, node.attrs, error, node.loc)
+    # a fused kernel (its numpy tier explains the node that failed: fuse.FusedGroup.run_nodes)
+    cls = OpTypeError if isinstance(error, TypeError) else OpShapeError
+    return cls(with_context(step.label, [aval_of(x) for x in inputs], {},
+                            f"{type(error).__name__}: {error}", step.nodes[0].loc, namespace=""))

@@ -16,7 +16,7 @@ Matmul, conv and other reductions are boundaries: they run on BLAS / numpy.
 """
 from dataclasses import dataclass, field
 
-from ..ops.families import P
+from ..ops.families import PARTIAL_ON_INTEGERS, P
 
 MIN_GROUP_SIZE = 2  # a single op gains little from a kernel over numpy's own loop...
 # ...except select: np.where on a random mask runs ~8x slower than the kernel's branch-free
@@ -47,7 +47,11 @@ class FusedGroup:
         that serves calls while, or instead of when it fails, a kernel compiles)."""
         env = {v.id: a for v, a in zip(self.inputs, inputs)}
         for node in self.nodes:
-            env[node.outputs[0].id] = node.prim.impl(xp, *[env[v.id] for v in node.inputs], **node.attrs)
+            args = [env[v.id] for v in node.inputs]
+            try:
+                env[node.outputs[0].id] = node.prim.impl(xp, *args, **node.attrs)
+            except Exception as e:  # the error PyNative raises (compiler.executor)
+                raise node.prim.explain_failure(args, node.attrs, e, node.loc) from None
         return tuple(env[o.id] for o in self.outputs)
 
 
@@ -65,6 +69,7 @@ def _fusible(node):
     dtype = _float_dtype(node)
     return (node.prim.expr is not None and not node.prim.effect and not node.prim.multiple_results
             and (dtype is None or (dtype != "mixed" and dtype.name in _KERNEL_FLOATS))
+            and not (dtype is None and node.prim in PARTIAL_ON_INTEGERS)
             and len(node.outputs[0].shape) > 0)
 
 

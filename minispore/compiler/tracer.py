@@ -21,7 +21,6 @@ import numpy as np
 from ..context import device
 from ..context.interpreter import STATE, Interpreter, using
 from ..core.eager import EAGER
-from ..core.errors import OpError, with_context
 from ..core.ir import Aval, Graph, Node, Var
 from ..core.parameter import Parameter
 from ..core.source import user_frame_summary
@@ -115,8 +114,8 @@ class TracingInterpreter(Interpreter):
         avals = [Aval(v.shape, v.dtype) for v in in_vars]
         try:
             out = prim.infer(*avals, **attrs)
-        except OpError as e:
-            raise type(e)(with_context(prim.name, avals, attrs, str(e))) from None
+        except Exception as e:  # as PyNative explains an impl's failure: the same error
+            raise prim.explain_failure(avals, attrs, e) from None
         outs = out if prim.multiple_results else (out,)
         out_vars = [Var(o.shape, o.dtype) for o in outs]
         self.graph.nodes.append(Node(prim, in_vars, attrs, out_vars, user_frame_summary()))

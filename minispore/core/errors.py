@@ -15,11 +15,14 @@ class OpTypeError(OpError, TypeError):
     pass
 
 
-def with_context(op_name, avals, attrs, message):
-    """`message` prefixed with the op, followed by its inputs and the user's source line."""
+def with_context(op_name, avals, attrs, message, where=None, namespace="ops"):
+    """`message` prefixed with the op (`namespace.op_name`; `op_name` alone without a
+    namespace), followed by its inputs and the user's source line: `where`, or where the
+    caller is now when None (a compiled step passes the line its node was traced from)."""
     inputs = ", ".join(str(a) for a in avals)
     shown = {k: v for k, v in attrs.items() if v is not None}
     attr_text = f" with {', '.join(f'{k}={v!r}' for k, v in shown.items())}" if shown else ""
-    where = user_frame_summary()
-    return (f"ops.{op_name}: {message}\n  inputs: ({inputs}){attr_text}"
+    where = user_frame_summary() if where is None else where
+    name = f"{namespace}.{op_name}" if namespace else op_name
+    return (f"{name}: {message}\n  inputs: ({inputs}){attr_text}"
             + (f"\n  at {where}" if where else ""))

@@ -1,6 +1,16 @@
 """Argument checks shared by layers, losses and optimizers: one clear message per mistake."""
 import numbers
 
+from ..core.errors import OpShapeError, with_context
+from ..ops.primitive import aval_of
+
+
+def input_error(owner, x, message, **attrs):
+    """The error for an input `x` that layer `owner` cannot take: an OpShapeError (a
+    ValueError) naming the layer, the input's shape and dtype and the user's line, as an
+    op's error does, in both modes."""
+    return OpShapeError(with_context(owner, [aval_of(x)], attrs, message, namespace="nn"))
+
 
 def positive_int(value, name, owner):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:

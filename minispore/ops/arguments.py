@@ -7,7 +7,8 @@ from ..context import device
 from ..core.dtype import promote_np, scalar_np_dtype
 from ..core.tensor import Tensor
 from .infer import normalize_axis
-from .primitive import REGISTRY, OpError, OpShapeError, aval_of, bind, bind_positional, with_context
+from .primitive import (REGISTRY, OpError, OpShapeError, OpTypeError, aval_of, bind,
+                        bind_positional, with_context)
 
 
 def op_error(op, inputs, message, error=OpShapeError, **attrs):
@@ -37,8 +38,13 @@ def to_dtype(x, dtype):
     return device.xp().asarray(x, dtype=dtype)
 
 
-def promote(x, y):
-    """x and y converted to their common dtype (MindSpore's rules, see core.dtype)."""
+def promote(x, y, op="promote"):
+    """x and y converted to their common dtype (MindSpore's rules, see core.dtype); `op`
+    names the calling op in the error for a None input (numpy would read it as nan)."""
+    if x is None or y is None:
+        shown = ["None" if v is None else aval_of(v) for v in (x, y)]
+        raise OpTypeError(with_context(op, shown, {}, f"input {0 if x is None else 1} is None; "
+                                                      f"expected a Tensor or a number"))
     dx, dy = dtype_of(x), dtype_of(y)
     if dx is not None and dy is not None:
         target = promote_np(dx, dy)
@@ -58,7 +64,7 @@ def binary_op(prim):
     """ops.<name> for a binary elementwise row: broadcasting and MindSpore's dtype promotion."""
     def op(x, y):
         if not (isinstance(x, Tensor) and isinstance(y, Tensor) and x._data.dtype == y._data.dtype):
-            x, y = promote(x, y)
+            x, y = promote(x, y, prim.name)
         return bind_positional(prim, x, y)
     op.__name__ = op.__qualname__ = prim.name
     op.__doc__ = f"Elementwise {prim.name} with broadcasting and dtype promotion."

@@ -19,6 +19,10 @@ VIEWS = frozenset({array.reshape, array.transpose, array.broadcast_to})
 # rows that return their first input unchanged (their value is the input's)
 IDENTITIES = frozenset({elementwise.identity, elementwise.stop_gradient})
 
+# rows whose scalar template cannot do on integers what the impl does (numpy raises for a
+# negative power, gives 0 for a zero divisor): on integers, a fused kernel would differ
+PARTIAL_ON_INTEGERS = frozenset({elementwise.pow, elementwise.floor_div, elementwise.floor_mod})
+
 REDUCTIONS = frozenset({reduce.reduce_sum, reduce.reduce_max, reduce.reduce_min,
                         reduce.reduce_prod, reduce.reduce_all, reduce.reduce_any})
 

@@ -30,7 +30,7 @@ from .state import assign, assign_add, assign_sub, depend  # noqa: F401
 from .surface import *  # noqa: F401,F403  (math, statistics, layout, linalg, random...)
 
 # shadowed below by ops.max / ops.sum / ops.all
-_py_max, _py_sum, _py_all = builtins.max, builtins.sum, builtins.all
+_py_all = builtins.all
 
 
 def __getattr__(name):
@@ -122,7 +122,7 @@ def cast(x, dtype):
 
 def where(condition, x, y):
     """Elementwise `x if condition else y`, broadcasting all three."""
-    x, y = promote(x, y)
+    x, y = promote(x, y, "where")
     if not isinstance(condition, Tensor):
         condition = Tensor(np.asarray(condition, dtype=np.bool_))
     return bind(REGISTRY["select"], condition, x, y)
@@ -205,7 +205,9 @@ def mean(x, axis=None, keep_dims=False, *, keepdims=None, dim=None, keepdim=None
     axes = axes_arg("mean", x, axis)
     if not x.dtype.is_float:
         x = cast(x, np.float32)
-    out = div(sum(x, axes, keep), float(_py_max(_count(x, axes), 1)))
+    count = _count(x, axes)
+    # the mean of no elements is nan, as numpy's and PyTorch's (0 / nan: no 0 / 0 warning)
+    out = div(sum(x, axes, keep), float(count) if count else float("nan"))
     return out if dtype is None else cast(out, dtype)
 
 

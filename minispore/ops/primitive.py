@@ -89,22 +89,45 @@ class Primitive:
     def __repr__(self):
         return f"<primitive {self.name}>"
 
-    def explain_failure(self, args, attrs, error):
-        """The OpError to raise when this primitive failed on `args`: the shape/dtype rule's
-        complaint if it has one, otherwise `error` restated with the inputs."""
+    def explain_failure(self, args, attrs, error, where=None):
+        """The OpError to raise when this primitive failed on `args` (arrays, Tensors or
+        avals): the shape/dtype rule's complaint if it has one, otherwise `error` restated
+        with the inputs. Every mode raises this one (eager ops, tracing, compiled steps), so
+        the class, the op, the inputs and the user's line (`where`, see with_context) agree."""
+        if any(a is None for a in args):  # an impl may read None as nan: say so first
+            shown = ["None" if a is None else aval_of(a) for a in args]
+            position = next(i for i, a in enumerate(args) if a is None)
+            return OpTypeError(with_context(self.name, shown, attrs, f"input {position} is "
+                                            f"None; expected a Tensor", where))
         avals = [aval_of(a) for a in args]
         try:
             inspect.signature(self.infer).bind(*avals, **attrs)
         except TypeError as e:  # wrong number of inputs, unknown attribute
-            return OpTypeError(with_context(self.name, avals, attrs, f"wrong arguments: {e}"))
+            message = _wrong_arguments(self.infer, len(avals), attrs, e)
+            return OpTypeError(with_context(self.name, avals, attrs, message, where))
         try:
             self.infer(*avals, **attrs)
         except OpError as e:
-            return type(e)(with_context(self.name, avals, attrs, str(e)))
+            return type(e)(with_context(self.name, avals, attrs, str(e), where))
         except Exception:  # the rule itself choked on bad input: report the original error
             pass
         cls = OpTypeError if isinstance(error, TypeError) else OpShapeError
-        return cls(with_context(self.name, avals, attrs, f"{type(error).__name__}: {error}"))
+        return cls(with_context(self.name, avals, attrs, f"{type(error).__name__}: {error}",
+                                where))
+
+
+def _wrong_arguments(infer, given, attrs, error):
+    """What is wrong with a call that the rule's signature rejects: the number of inputs when
+    that is it, else the signature's complaint (an unknown or missing attribute)."""
+    params = inspect.signature(infer).parameters.values()
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return f"wrong arguments: {error}"
+    # the inputs: positional parameters that are not attributes (attributes come as keywords)
+    takes = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name not in attrs
+                and p.default is p.empty for p in params)
+    if given != takes:
+        return f"takes {takes} input(s), got {given}"
+    return f"wrong arguments: {error}"
 
 
 def bind(prim, *args, **attrs):

@@ -96,7 +96,11 @@ def _sparse_ce_grad_impl(xp, logits, labels, dout, ignore_index, reduction):
     n, c = logits.shape
     grad = softmax_p.impl(xp, logits, (1,))
     counted = None if ignore_index is None else labels != ignore_index
-    grad[xp.arange(n), labels if counted is None else xp.where(counted, labels, 0)] -= 1
+    # labels are checked as the loss checks them (the loss itself may not run: grad only)
+    classes, outside = _class_indices(xp, labels, counted, c, ignore_index)
+    grad[xp.arange(n), classes] -= 1
+    if outside is not None:
+        grad = xp.where(outside[:, None], xp.nan, grad)
     # dout spread over the rows as the reduction gathered them
     if reduction == "none":
         scale = dout[:, None]

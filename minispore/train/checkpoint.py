@@ -290,6 +290,8 @@ def _read(path):
         index = json.loads(body[_HEADER.size:payload_start].decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as e:
         raise corrupt(f"the index is not valid JSON ({e})") from None
+    except RecursionError:  # json recurses once per level of nesting: a hostile index
+        raise corrupt("the index nests too deeply to be a checkpoint's") from None
     payload = memoryview(body)[payload_start:]
     try:
         return _parse_index(index, payload)

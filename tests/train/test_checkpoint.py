@@ -1,4 +1,5 @@
 """Checkpoints: round trip, damaged files rejected with nothing changed, atomic writes."""
+import hashlib
 import os
 
 import numpy as np
@@ -235,7 +236,6 @@ def test_load_param_into_net_type_errors():
 
 def test_inconsistent_index_with_a_valid_checksum_is_rejected(tmp_path):
     # a writer bug (not damage): the digest matches, the index does not fit the payload
-    import hashlib
     import json
     index = json.dumps({"tensors": [{"name": "w", "dtype": "float32", "shape": [2, 2],
                                      "offset": 0, "nbytes": 16}],
@@ -244,4 +244,15 @@ def test_inconsistent_index_with_a_valid_checksum_is_rejected(tmp_path):
     path = tmp_path / "bad_index.ckpt"
     path.write_bytes(body + hashlib.sha256(body).digest())
     with pytest.raises(CheckpointError, match=r"bad_index.ckpt.*malformed index: w: data runs"):
+        load_checkpoint(str(path))
+
+
+def test_a_deeply_nested_index_is_a_checkpoint_error_not_a_recursion_error(tmp_path):
+    depth = 100_000  # json parses one level per recursion: past any recursion limit
+    index = (b'{"tensors": ' + b"[" * depth + b"]" * depth
+             + b', "strings": {}, "payload_nbytes": 0}')
+    body = ckpt._HEADER.pack(ckpt.MAGIC, ckpt.VERSION, len(index)) + index
+    path = tmp_path / "deep.ckpt"
+    path.write_bytes(body + hashlib.sha256(body).digest())
+    with pytest.raises(CheckpointError, match=r"deep.ckpt.*nests too deeply"):
         load_checkpoint(str(path))

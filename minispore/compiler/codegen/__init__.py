@@ -60,13 +60,13 @@ def lower(graph, items, target, donations=()):
                 sources.append(step.source)
                 label = (f"fused kernel ({len(item.nodes)} ops: "
                          + ", ".join(n.prim.name for n in item.nodes) + ")")
-                yield (step, item.inputs, item.outputs, {}, True, label, item.nodes[0].loc)
+                yield (step, item.inputs, item.outputs, {}, True, label, tuple(item.nodes))
                 continue
             step = None if target is None else target.lower_node(item)
             if step is not None:
                 sources.append(step.source)
             yield (item.prim.impl if step is None else step, item.inputs, item.outputs,
-                   item.attrs, item.prim.multiple_results, f"ops.{item.prim.name}", item.loc)
+                   item.attrs, item.prim.multiple_results, f"ops.{item.prim.name}", (item,))
 
     program_class = Program if target is None else target.program_class
     program = program_class(graph, steps, donations)

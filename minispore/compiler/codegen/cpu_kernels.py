@@ -119,7 +119,8 @@ def _sparse_ce_kernel_call(kernel, logits, labels, ignore_index, reduction):
 
 
 # Graph mode's kernel: each row's softmax minus the label's one, scaled, in one pass (the
-# impl is about ten numpy calls); "mean" first counts the labels that count.
+# impl is about ten numpy calls); "mean" first counts the labels that count. It stops at the
+# first label out of range, which the call reports, as the loss's kernel does.
 _SPARSE_CE_GRAD_SOURCE = ROW_EXPS_SOURCE + """
 
 @numba.njit(**KERNEL_FLAGS)
@@ -139,13 +140,15 @@ def kernel(logits, labels, ignore_index, ignoring, douts, mean, grad):
             for j in range(c):
                 grad[i, j] = 0
             continue
+        if label < 0 or label >= c:
+            return i
         scale = share if mean else douts[min(i, douts.shape[0] - 1)]
         total = row_exps(logits, i, grad)[1]
         ratio = scale / total
         for j in range(c):
             grad[i, j] = DTYPE(grad[i, j] * ratio)
-        if 0 <= label < c:
-            grad[i, label] -= DTYPE(scale)
+        grad[i, label] -= DTYPE(scale)
+    return -1
 """
 
 
@@ -154,9 +157,11 @@ def _sparse_ce_grad_kernel_call(kernel, logits, labels, dout, ignore_index, redu
     if n == 0 or c == 0:
         return NotImplemented
     grad = np.empty((n, c), logits.dtype)
-    kernel(np.ascontiguousarray(logits), np.ascontiguousarray(labels),
-           0 if ignore_index is None else ignore_index, ignore_index is not None,
-           np.asarray(dout, np.float64).reshape(-1), reduction == "mean", grad)
+    bad = kernel(np.ascontiguousarray(logits), np.ascontiguousarray(labels),
+                 0 if ignore_index is None else ignore_index, ignore_index is not None,
+                 np.asarray(dout, np.float64).reshape(-1), reduction == "mean", grad)
+    if bad >= 0:
+        raise cross_entropy.label_error(c, ignore_index)
     return grad
 
 

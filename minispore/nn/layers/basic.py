@@ -66,8 +66,8 @@ class Dense(Cell):
 
     def construct(self, x):
         if x.ndim < 1 or x.shape[-1] != self.in_channels:
-            raise ValueError(f"Dense: input of shape {x.shape} does not end in in_channels="
-                             f"{self.in_channels}")
+            raise V.input_error("Dense", x, f"input of shape {x.shape} does not end in "
+                                f"in_channels={self.in_channels}")
         batch_shape = x.shape[:-1]
         if x.ndim != 2:
             x = F.reshape(x, (-1, self.in_channels))

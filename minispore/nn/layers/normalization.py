@@ -43,9 +43,9 @@ class _BatchNorm(Cell):
 
     def construct(self, x):
         if x.ndim not in self._ranks or x.shape[1] != self.num_features:
-            raise ValueError(f"{type(self).__name__}: input of shape {x.shape} must have rank "
-                             f"{' or '.join(map(str, self._ranks))} and {self.num_features} "
-                             f"channels on axis 1")
+            raise V.input_error(type(self).__name__, x, f"input of shape {x.shape} must have rank "
+                                f"{' or '.join(map(str, self._ranks))} and {self.num_features} "
+                                f"channels on axis 1")
         use_batch = self.use_batch_statistics
         if use_batch is None:
             use_batch = self.training
@@ -96,9 +96,10 @@ class LayerNorm(Cell):
                                                        self.begin_params_axis))
         norm_axis, params_axis = self.begin_norm_axis % x.ndim, self.begin_params_axis % x.ndim
         if not axes_fit or tuple(x.shape[params_axis:]) != self.normalized_shape:
-            raise ValueError(f"LayerNorm: input of shape {x.shape} does not fit "
-                             f"begin_norm_axis={self.begin_norm_axis}, begin_params_axis="
-                             f"{self.begin_params_axis}, normalized_shape={self.normalized_shape}")
+            raise V.input_error("LayerNorm", x, f"input of shape {x.shape} does not fit",
+                                begin_norm_axis=self.begin_norm_axis,
+                                begin_params_axis=self.begin_params_axis,
+                                normalized_shape=self.normalized_shape)
         y = F.layer_norm(x, tuple(x.shape[norm_axis:]), None, None, self.epsilon)
         return F.add(F.mul(y, self.gamma), self.beta)
 

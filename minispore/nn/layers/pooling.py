@@ -102,8 +102,8 @@ class _Pool1d(Cell):
 
     def construct(self, x):
         if x.ndim not in (2, 3):
-            raise ValueError(f"{type(self).__name__}: input must be (N, C, L) or (C, L), "
-                             f"got shape {tuple(x.shape)}")
+            raise V.input_error(type(self).__name__, x, f"input must be (N, C, L) or (C, L), "
+                                f"got shape {tuple(x.shape)}")
         batched = x.ndim == 3
         rows = F.expand_dims(x if batched else F.expand_dims(x, 0), 2)
         out = self.pool(rows)
