@@ -34,9 +34,9 @@ def reshape(x, shape):
     """x with a new shape; one entry may be -1."""
     x = x if isinstance(x, Tensor) else Tensor(x)
     shape = shape_tuple(shape)
-    if -1 in shape:
+    if min(shape, default=0) < 0:  # one -1 may stand for the size left; no other negative
         known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
-        if shape.count(-1) > 1 or known == 0 or x.size % known:
+        if shape.count(-1) != 1 or min(shape) < -1 or known == 0 or x.size % known:
             raise op_error("reshape", [x], f"cannot reshape {x.size} elements into shape "
                            f"{shape}", shape=shape)
         shape = tuple(x.size // known if s == -1 else s for s in shape)
@@ -157,6 +157,8 @@ def split(x, split_size_or_sections, axis=0):
 def tile(x, multiples):
     """x repeated `multiples` times along each axis."""
     multiples = shape_tuple(multiples)
+    if min(multiples, default=0) < 0:
+        raise op_error("tile", [x], f"multiples must not be negative, got {multiples}")
     x = reshape(x, (1,) * (len(multiples) - x.ndim) + tuple(x.shape)) if len(multiples) > x.ndim else x
     multiples = (1,) * (x.ndim - len(multiples)) + multiples
     interleaved = [d for s in x.shape for d in (1, s)]
