@@ -10,9 +10,13 @@ from .parameter import Parameter, ParameterTuple  # noqa: F401
 from .layers import *  # noqa: F401,F403
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, LossBase,  # noqa: F401
                    MSELoss, NLLLoss, SmoothL1Loss, SoftmaxCrossEntropyWithLogits)
-from .optim import SGD, Adam, AdamWeightDecay, Momentum, Optimizer  # noqa: F401
+from .optim import (ASGD, FTRL, LARS, SGD, AdaMax, Adadelta, Adagrad, Adam,  # noqa: F401
+                    AdamWeightDecay, Lamb, LazyAdam, Momentum, Optimizer, ProximalAdagrad,
+                    RMSProp, Rprop)
 from .learning_rate_schedule import (CosineDecayLR, ExponentialDecayLR,  # noqa: F401
-                                     LearningRateSchedule, PolynomialDecayLR, WarmUpLR)
-from .dynamic_lr import (cosine_decay_lr, exponential_decay_lr,  # noqa: F401
-                         piecewise_constant_lr, warmup_lr)
+                                     InverseDecayLR, LearningRateSchedule, NaturalExpDecayLR,
+                                     PolynomialDecayLR, WarmUpLR)
+from .dynamic_lr import (cosine_decay_lr, exponential_decay_lr, inverse_decay_lr,  # noqa: F401
+                         natural_exp_decay_lr, piecewise_constant_lr, polynomial_decay_lr,
+                         warmup_lr)
 from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell  # noqa: F401
