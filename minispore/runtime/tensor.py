@@ -357,6 +357,18 @@ class Tensor:
     def matmul(self, other):
         return F.matmul(self, other)
 
+    # ----- lazy initialisation (common.initializer returns tensors whose data comes later) -----
+    init = None  # the Initializer that will fill a lazily initialised tensor
+
+    @property
+    def has_init(self):
+        """Whether the values are still to be made by `init_data()` (see initializer)."""
+        return self.init is not None
+
+    def init_data(self, slice_index=None, shape=None, opt_shard_group=None):
+        """Make a lazily initialised tensor's values now; returns the tensor (itself)."""
+        return self
+
     def assign_value(self, value):
         """Replace this tensor's values in place (no autodiff)."""
         value = value._data if isinstance(value, Tensor) else _as_array(value, self._data.dtype)
