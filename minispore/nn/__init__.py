@@ -20,3 +20,4 @@ from .dynamic_lr import (cosine_decay_lr, exponential_decay_lr, inverse_decay_lr
                          natural_exp_decay_lr, piecewise_constant_lr, polynomial_decay_lr,
                          warmup_lr)
 from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell  # noqa: F401
+from .clip import ClipByNorm  # noqa: F401

@@ -15,7 +15,8 @@ named `weight` (unless it was given a name), and when a cell is assigned to an a
 parent whose `auto_prefix` is True, its parameters are renamed `<attr>.<path>` (`fc1.weight`).
 
 `Cell.__call__` is the only place that looks at the mode: PyNative runs `construct` now (with
-hooks and a custom `bprop` if the cell defines one); Graph mode compiles it (runtime.compile).
+hooks and a custom `bprop` if the cell defines one); Graph mode compiles it (runtime.compile),
+forward hooks included; differentiating a cell with backward hooks there is an error.
 """
 import itertools
 from collections import OrderedDict
@@ -190,7 +191,7 @@ class Cell:
         object.__setattr__(self, "requires_grad", bool(requires_grad))
         return self
 
-    # ***** hooks (PyNative only; a compiled graph runs no Python callbacks) *****
+    # ***** hooks (forward hooks in both modes; backward hooks in PyNative) *****
     def register_forward_pre_hook(self, hook_fn):
         """hook_fn(cell, inputs) runs before construct; it may return new inputs."""
         return _HookHandle(self._forward_pre_hooks, hook_fn)
@@ -222,22 +223,26 @@ class Cell:
         return self._run_construct(args, kwargs)
 
     def _run_construct(self, args, kwargs):
-        hooks_on = not STATE.trace_stack
-        if hooks_on:
-            for hook in list(self._forward_pre_hooks.values()):
-                result = hook(self, args)
-                if result is not None:
-                    args = result if isinstance(result, tuple) else (result,)
-        if hooks_on and STATE.recording and (self._backward_hooks or self._backward_pre_hooks):
+        # Forward hooks run in both modes: while Graph mode traces they are traced too (a hook
+        # with Python side effects then runs its Python at every call, like any traced code).
+        for hook in list(self._forward_pre_hooks.values()):
+            result = hook(self, args)
+            if result is not None:
+                args = result if isinstance(result, tuple) else (result,)
+        if STATE.recording and (self._backward_hooks or self._backward_pre_hooks):
+            if STATE.trace_stack:
+                raise RuntimeError(
+                    f"{type(self).__name__} has backward hooks: they run Python inside the "
+                    f"backward pass, which GRAPH_MODE and ms.jit compile (MindSpore skips them "
+                    f"there); take this gradient in PyNative mode or remove the hooks")
             out = cell_autodiff.run_with_backward_hooks(
                 self, args, lambda inner: self._run_body(inner, kwargs))
         else:
             out = self._run_body(args, kwargs)
-        if hooks_on:
-            for hook in list(self._forward_hooks.values()):
-                result = hook(self, args, out)
-                if result is not None:
-                    out = result
+        for hook in list(self._forward_hooks.values()):
+            result = hook(self, args, out)
+            if result is not None:
+                out = result
         return out
 
     def _run_body(self, args, kwargs):

@@ -10,5 +10,6 @@ from .functional import abs, all, any, max, min, pow, round, sum  # noqa: F401  
 from .classes import *  # noqa: F401,F403
 from .classes import PrimitiveClass as Primitive  # noqa: F401
 from .primitive import REGISTRY, OpError, OpShapeError, OpTypeError  # noqa: F401
-from ..grad.api import GradOperation, grad, jvp, value_and_grad, vjp  # noqa: F401,E402
+from ..grad.api import GradOperation, get_grad, grad, jvp, value_and_grad, vjp  # noqa: F401,E402
 from ..grad import hessian, jacfwd, jacrev, vmap  # noqa: F401,E402
+from ..grad.hooks import HookBackward  # noqa: F401,E402

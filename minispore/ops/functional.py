@@ -193,7 +193,7 @@ def clip(x, xmin=None, xmax=None):
     return x
 
 
-clamp = clip_by_value = clip
+clamp = clip
 
 
 def square(x):
@@ -629,3 +629,4 @@ from .nn import *  # noqa: E402,F401,F403  (nn primitives and composites: conv, 
 from .state import assign, assign_add, assign_sub, depend  # noqa: E402,F401
 from .debug import print_values  # noqa: E402,F401  (registers the graph print op)
 from .control_flow import while_loop  # noqa: E402,F401  (registers the graph loop ops)
+from .clip import clip_by_global_norm, clip_by_norm, clip_by_value  # noqa: E402,F401

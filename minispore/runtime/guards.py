@@ -29,7 +29,9 @@ def _cell_key(cell):
         attrs = tuple((k, _value_key(v)) for k, v in sub.__dict__.items()
                       if not k.startswith("_") and not _is_cell(v)
                       and not isinstance(v, types.FunctionType))
-        out.append((name, id(sub), sub.training, attrs))
+        # forward hooks are traced into the graph: adding or removing one recompiles
+        hooks = (tuple(sub._forward_pre_hooks), tuple(sub._forward_hooks))
+        out.append((name, id(sub), sub.training, attrs, hooks))
     return tuple(out)
 
 
