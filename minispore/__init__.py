@@ -7,8 +7,8 @@
 from .runtime.memory import tune_allocator as _tune_allocator
 from .runtime import eager as _eager  # noqa: F401  (installs the eager interpreter)
 from .runtime.tensor import Tensor  # noqa: F401
-from .runtime.dtype import (Type, bool_, float16, float32, float64, int8, int16, int32,  # noqa: F401
-                            int64, uint8)
+from .runtime.dtype import (Type, bfloat16, bool_, float16, float32, float64, int8,  # noqa: F401
+                            int16, int32, int64, uint8)
 from .runtime import dtype  # noqa: F401
 from . import common, context, ops, nn  # noqa: F401
 from .common.seed import get_seed, set_seed  # noqa: F401

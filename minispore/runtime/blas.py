@@ -158,7 +158,9 @@ def matmul(a, b):
     """numpy.matmul(a, b), on minispore's BLAS for large 2-D float32/float64 products."""
     gemm = _gemm_ready(a, b)
     if gemm is None:
-        return np.matmul(a, b)
+        out = np.matmul(a, b)
+        # ml_dtypes' bfloat16 matmul answers in float32; the product keeps its inputs' dtype
+        return out if out.dtype == a.dtype else out.astype(a.dtype)
     return _gemm(gemm, a, b, 1.0, 0.0, np.empty((a.shape[0], b.shape[1]), a.dtype))
 
 
@@ -167,7 +169,7 @@ def addmm(c, a, b, alpha):
     alpha; one BLAS call accumulating into a copy of c where minispore's BLAS runs it."""
     gemm = _gemm_ready(a, b)
     if gemm is None:
-        out = np.matmul(a, b)
+        out = matmul(a, b)
         if alpha != 1:
             out *= alpha
         out += c

@@ -19,6 +19,7 @@ from ..fallback.report import GraphBreakError, report_side_effect
 from ..grad import tape
 from ..grad.backward import backward
 from . import guards, passes
+from .dtype import is_float_np
 from .codegen import lower
 from .ir import Graph, Var, structural_key
 from .pytree import flatten, unflatten
@@ -75,7 +76,7 @@ def trace(fn, args, kwargs, name, with_backward=False, run_segment=None, strict=
             if with_backward:
                 with tape.recording():
                     for t in inputs:
-                        if t._data.dtype.kind == "f":
+                        if is_float_np(t._data.dtype):
                             t._node = tape.Node("input", None, (), (t,))
                     out = fn(*sym_args, **sym_kwargs)
                 out_leaves, out_structure = flatten(out, _is_tensor)
@@ -205,7 +206,7 @@ class VjpExecutable:
             traced.graph, traced.n_outputs + n_state, grad_vars, dout_vars)
         self.forward = compile_traced(fwd)
         self.backward = compile_traced(bwd)
-        self.float_outputs = [v.dtype.kind == "f" for v in traced.graph.outputs[:traced.n_outputs]]
+        self.float_outputs = [is_float_np(v.dtype) for v in traced.graph.outputs[:traced.n_outputs]]
         self.n_grads = len(grad_vars)
 
     def __call__(self, leaves):

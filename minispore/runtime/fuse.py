@@ -16,6 +16,8 @@ Matmul, conv and other reductions are boundaries: they run on BLAS / numpy.
 """
 from dataclasses import dataclass, field
 
+from .dtype import is_float_np
+
 MIN_GROUP_SIZE = 2  # a single op gains little from a kernel over numpy's own loop...
 # ...except select: np.where on a random mask runs ~8x slower than the kernel's branch-free
 # select (measured on ReLU's backward in the conv and MLP benchmarks); and a float sum (with
@@ -50,7 +52,7 @@ class FusedGroup:
 
 
 def _float_dtype(node):
-    kinds = [v.dtype for v in list(node.inputs) + list(node.outputs) if v.dtype.kind == "f"]
+    kinds = [v.dtype for v in list(node.inputs) + list(node.outputs) if is_float_np(v.dtype)]
     if len({d for d in kinds}) > 1:
         return "mixed"
     return kinds[0] if kinds else None

@@ -13,7 +13,7 @@ import numpy as np
 from ..context.interpreter import STATE
 from . import device
 from .ir import Var
-from .dtype import default_np_dtype, from_np, to_np
+from .dtype import default_np_dtype, from_np, is_float_np, to_np
 
 
 class Tensor:
@@ -413,7 +413,7 @@ def _as_array(value, np_dtype):
     elif isinstance(value, (list, tuple)) and np_dtype is None:
         np_dtype = _list_dtype(value)
     arr = xp.array(value, dtype=np_dtype)  # a copy: later writes to a numpy input do not leak in
-    if arr.dtype.kind not in "biuf":
+    if arr.dtype.kind not in "biuf" and not is_float_np(arr.dtype):
         raise TypeError(f"Tensor: unsupported element type {arr.dtype} from {type(value).__name__}")
     from_np(arr.dtype)  # raises for dtypes minispore does not support (e.g. uint16)
     return arr

@@ -17,6 +17,7 @@ from ..nn.parameter import Parameter
 from ..ops.primitive import Aval, OpError, user_frame_summary, with_context
 from ..grad import tape
 from . import device
+from .dtype import is_float_np
 from .eager import EAGER
 from .ir import Graph, Node, Var
 from .tensor import Tensor
@@ -66,7 +67,7 @@ class TracingInterpreter(Interpreter):
                 entry = (x, Var(data.shape, data.dtype), data)
                 self.captured[id(x)] = entry
                 self.known[entry[1].id] = data
-                if self.watch_captured and data.dtype.kind == "f":
+                if self.watch_captured and is_float_np(data.dtype):
                     self._saved_nodes[id(x)] = x._node
                     x._node = tape.Node("captured", None, (), (x,))
             return entry[1]
