@@ -21,3 +21,5 @@ from .dynamic_lr import (cosine_decay_lr, exponential_decay_lr, inverse_decay_lr
                          warmup_lr)
 from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell  # noqa: F401
 from .clip import ClipByNorm  # noqa: F401
+from .loss_scale import (DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell,  # noqa: F401
+                         TrainOneStepWithLossScaleCell)

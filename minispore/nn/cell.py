@@ -23,6 +23,7 @@ from collections import OrderedDict
 
 from ..context import config
 from ..context.interpreter import STATE
+from ..runtime.tensor import Tensor
 from . import cell_autodiff
 from .parameter import DEFAULT_NAME, Parameter, ParameterTuple
 
@@ -43,6 +44,11 @@ class Cell:
         init(self, "training", False)
         init(self, "requires_grad", False)
         init(self, "_auto_prefix", auto_prefix)
+        # mixed precision (to_float, amp): compute dtype, output dtype, and the compute dtype
+        # while construct runs (Parameters read then are cast to it)
+        init(self, "_amp_dtype", None)
+        init(self, "_amp_output", None)
+        init(self, "_amp_running", None)
         for kind in ("_forward_pre_hooks", "_forward_hooks", "_backward_pre_hooks",
                      "_backward_hooks"):
             init(self, kind, OrderedDict())
@@ -80,7 +86,13 @@ class Cell:
     def __getattr__(self, name):
         d = self.__dict__
         if "_params" in d and name in d["_params"]:
-            return d["_params"][name]
+            param = d["_params"][name]
+            compute = d["_amp_running"]  # to_float: construct reads its Parameters cast
+            if compute is not None and param is not None and param.dtype.is_float \
+                    and param.dtype != compute:
+                from ..ops import functional as F
+                return F.cast(param, compute)
+            return param
         if "_cells" in d and name in d["_cells"]:
             return d["_cells"][name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
@@ -186,6 +198,25 @@ class Cell:
             object.__setattr__(cell, "training", bool(mode))
         return self
 
+    def to_float(self, dst_type):
+        """Compute this cell and its sub-cells in `dst_type` (float16, bfloat16 or float32), as
+        MindSpore's to_float: each cell casts its float Tensor inputs, and the Parameters its
+        construct reads, to dst_type (the Parameters themselves keep their dtype: float32
+        master weights get float32 gradients through the cast). Returns self.
+
+            >>> net = ms.nn.Dense(3, 2).to_float(ms.float16)
+            >>> net(ms.ops.ones((1, 3))).dtype
+            Float16
+        """
+        from ..runtime.dtype import bfloat16, float16, float32, to_type
+        dst_type = to_type(dst_type)
+        if dst_type not in (float16, bfloat16, float32):
+            raise ValueError(f"{type(self).__name__}.to_float: dst_type must be float16, "
+                             f"bfloat16 or float32, got {dst_type}")
+        for _, cell in self.cells_and_names():
+            object.__setattr__(cell, "_amp_dtype", dst_type)
+        return self
+
     def set_grad(self, requires_grad=True):
         """Mark the cell as one whose gradients will be taken (informational here). Returns self."""
         object.__setattr__(self, "requires_grad", bool(requires_grad))
@@ -225,6 +256,8 @@ class Cell:
     def _run_construct(self, args, kwargs):
         # Forward hooks run in both modes: while Graph mode traces they are traced too (a hook
         # with Python side effects then runs its Python at every call, like any traced code).
+        if self._amp_dtype is not None:   # to_float: the inputs, as MindSpore casts them
+            args = _cast_floats(args, self._amp_dtype)
         for hook in list(self._forward_pre_hooks.values()):
             result = hook(self, args)
             if result is not None:
@@ -243,9 +276,22 @@ class Cell:
             result = hook(self, args, out)
             if result is not None:
                 out = result
+        if self._amp_output is not None:  # mixed precision: the result handed on
+            out = _cast_floats(out, self._amp_output)
         return out
 
     def _run_body(self, args, kwargs):
+        compute = self._amp_dtype
+        if compute is None:
+            return self._run_construct_body(args, kwargs)
+        saved = self._amp_running
+        object.__setattr__(self, "_amp_running", compute)
+        try:
+            return self._run_construct_body(args, kwargs)
+        finally:
+            object.__setattr__(self, "_amp_running", saved)
+
+    def _run_construct_body(self, args, kwargs):
         if type(self).bprop is not Cell.bprop:
             return cell_autodiff.run_with_custom_bprop(self, args, kwargs)
         if STATE.trace_stack:  # Graph mode: tensor-conditioned ifs become selects
@@ -271,6 +317,18 @@ class Cell:
             return f"{type(self).__name__}<{extra}>"
         lines = ([extra] if extra else []) + children
         return f"{type(self).__name__}<\n  " + "\n  ".join(lines) + "\n  >"
+
+
+def _cast_floats(value, dtype):
+    """`value` with every float Tensor in it (nested tuples/lists too) cast to dtype."""
+    if isinstance(value, Tensor):
+        if value.dtype.is_float and value.dtype != dtype:
+            from ..ops import functional as F
+            return F.cast(value, dtype)
+        return value
+    if isinstance(value, (tuple, list)):
+        return type(value)(_cast_floats(v, dtype) for v in value)
+    return value
 
 
 def _free_key(table, name):
