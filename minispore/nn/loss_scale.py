@@ -112,6 +112,12 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
                             f"Tensor, got {type(scale_sense).__name__}")
         self.grad_sens = GradOperation(get_by_list=True, sens_param=True)
 
+    def __call__(self, *inputs):
+        # overflowing half-precision steps are expected here (that is what the scale is
+        # tuned by): numpy's overflow warnings would only be noise
+        with np.errstate(over="ignore", invalid="ignore"):
+            return super().__call__(*inputs)
+
     def set_sense_scale(self, sens):
         """Set a Tensor loss scale to a new value."""
         if not isinstance(sens, Tensor):

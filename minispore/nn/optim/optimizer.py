@@ -153,27 +153,7 @@ class Optimizer(Cell):
 
     def _checked_gradients(self, gradients):
         """The gradients as a tuple, after checking every one against its parameter."""
-        owner = type(self).__name__
-        if isinstance(gradients, Tensor) or not isinstance(gradients, (tuple, list)):
-            raise TypeError(f"{owner}: gradients must be a tuple of Tensors (one per parameter), "
-                            f"got {type(gradients).__name__}")
-        gradients = tuple(gradients)
-        if len(gradients) != len(self._parameters):
-            raise ValueError(f"{owner}: got {len(gradients)} gradient(s) for "
-                             f"{len(self._parameters)} parameter(s)")
-        for param, grad in zip(self._parameters, gradients):
-            if grad is None:
-                continue
-            if not isinstance(grad, Tensor):
-                raise TypeError(f"{owner}: the gradient of {param.name} must be a Tensor, "
-                                f"got {type(grad).__name__}")
-            if tuple(grad.shape) != tuple(param.shape):
-                raise ValueError(f"{owner}: the gradient of {param.name} has shape {grad.shape}, "
-                                 f"the parameter {param.shape}")
-            if grad.dtype != param.dtype:
-                raise TypeError(f"{owner}: the gradient of {param.name} has dtype {grad.dtype}, "
-                                f"the parameter {param.dtype}")
-        return gradients
+        return checked_gradients(type(self).__name__, self._parameters, gradients)
 
     def _preprocess(self, index, param, grad):
         """MindSpore's decay_weight, gradients_centralization and scale_grad, in that order."""
@@ -194,6 +174,31 @@ class Optimizer(Cell):
     def step_index(self):
         """The 1-based number of this step as a float32 Tensor (t in bias corrections)."""
         return F.cast(F.add(self.global_step, 1), float32)
+
+
+def checked_gradients(owner, parameters, gradients):
+    """`gradients` as a tuple, each checked against its parameter (count, Tensor, shape,
+    dtype; None skips a parameter) before any state is written."""
+    if isinstance(gradients, Tensor) or not isinstance(gradients, (tuple, list)):
+        raise TypeError(f"{owner}: gradients must be a tuple of Tensors (one per parameter), "
+                        f"got {type(gradients).__name__}")
+    gradients = tuple(gradients)
+    if len(gradients) != len(parameters):
+        raise ValueError(f"{owner}: got {len(gradients)} gradient(s) for "
+                         f"{len(parameters)} parameter(s)")
+    for param, grad in zip(parameters, gradients):
+        if grad is None:
+            continue
+        if not isinstance(grad, Tensor):
+            raise TypeError(f"{owner}: the gradient of {param.name} must be a Tensor, "
+                            f"got {type(grad).__name__}")
+        if tuple(grad.shape) != tuple(param.shape):
+            raise ValueError(f"{owner}: the gradient of {param.name} has shape {grad.shape}, "
+                             f"the parameter {param.shape}")
+        if grad.dtype != param.dtype:
+            raise TypeError(f"{owner}: the gradient of {param.name} has dtype {grad.dtype}, "
+                            f"the parameter {param.dtype}")
+    return gradients
 
 
 def _decay_value(decay, step):
