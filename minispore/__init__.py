@@ -20,6 +20,7 @@ from .grad import hessian, jacfwd, jacrev, vmap  # noqa: F401
 from .runtime.compile import jit, ms_function, mutable  # noqa: F401
 from . import dataset, fallback, train  # noqa: F401
 from . import amp, experimental  # noqa: F401
+from .amp import build_train_network  # noqa: F401
 from .train.loss_scale_manager import (DynamicLossScaleManager,  # noqa: F401
                                        FixedLossScaleManager, LossScaleManager)
 from .fallback.report import explain  # noqa: F401
