@@ -338,6 +338,10 @@ NOT_A_CASE = {
     "TrainOneStepCell": "wrapper every case trains through (sens: test_training.py)",
     "WithEvalCell": "evaluation wrapper, no training step (test_training.py)",
     "ClipByNorm": "two inputs (x, clip_norm), no parameters: both modes in test_grad_tools.py",
+    "TrainOneStepWithLossScaleCell": "a training wrapper: both modes, overflow and skipped "
+                                     "steps included, in tests/train/test_amp.py",
+    "DynamicLossScaleUpdateCell": "updates a loss scale, no layer: both modes in test_amp.py",
+    "FixedLossScaleUpdateCell": "a constant loss scale, no layer: test_amp.py",
 }
 
 
