@@ -70,8 +70,8 @@ class NaturalExpDecayLR(_DecayLR):
 class InverseDecayLR(_DecayLR):
     """learning_rate / (1 + decay_rate * p), p = step / decay_steps (floored when is_stair).
 
-        >>> float(ms.nn.InverseDecayLR(0.1, 0.5, 2)(ms.Tensor(4, ms.int32)))
-        0.05
+        >>> float(ms.nn.InverseDecayLR(0.1, 0.5, 2)(ms.Tensor(4, ms.int32)))   # 0.1 / (1 + 1)
+        0.0500000...
     """
 
     def construct(self, global_step):

@@ -4,7 +4,7 @@
     >>> net = ms.nn.Dense(3, 1)
     >>> opt = ms.experimental.optim.SGD([{"params": [net.weight], "lr": 0.5},
     ...                                  {"params": [net.bias]}], lr=0.1)
-    >>> [float(group["lr"]) for group in opt.param_groups]
+    >>> [round(float(group["lr"]), 6) for group in opt.param_groups]
     [0.5, 0.1]
 
 `param_groups` are dicts as in PyTorch: "params" plus each hyperparameter, a group's own value
