@@ -15,6 +15,7 @@ The gradients of loss * scale are divided by the scale; if any is not finite (an
 half precision) the step is skipped: parameters and optimizer state keep their values, and a
 dynamic scale shrinks. Written with selects, not Python branches, so a step compiles whole.
 """
+import ml_dtypes
 import numpy as np
 
 from ..grad.api import GradOperation
@@ -34,7 +35,7 @@ def all_finite(inputs):
         if t is None or t.size == 0 or not t.dtype.is_float:
             continue
         # max |t| is nan if any element is, and above the dtype's largest finite if one is inf
-        largest = float(np.finfo(t.dtype.np).max)
+        largest = float(ml_dtypes.finfo(t.dtype.np).max)   # numpy's finfo and bfloat16 too
         result = F.logical_and(result, F.less_equal(F.amax(F.abs(t)), largest))
     return result
 
