@@ -11,10 +11,10 @@ Input: 2^16 float32 (seed 0), a 12-op elementwise body on either side of the con
 
     python -m benchmarks.fallback_if --adapter minispore_graph_break
 """
+import numpy as np  # noqa: E402
+
 from . import harness
 from .harness import Adapters, main
-
-import numpy as np  # noqa: E402
 
 N = 1 << 16
 ADAPTERS = Adapters()

@@ -4,7 +4,7 @@
             [--dtype float32] [--asm]
 
 For each function: one numba kernel ``out[i] = f(x[i])`` using the fastmath preamble (built from
-minispore.runtime.codegen.fastmath exactly as the code generator does: preamble pasted into a
+minispore.compiler.codegen.fastmath exactly as the code generator does: preamble pasted into a
 generated module file), the numpy ufunc (scipy.special.expit / erf for sigmoid / erf), and the
 same numba loop calling libm through ``math.*`` / ``np.*``. Prints the median time per call
 (single thread) and the speed-up of fastmath over numpy and over numba+libm. The last row,

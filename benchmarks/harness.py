@@ -161,7 +161,7 @@ def wait_for_kernels(timeout_s):
     Returns (ready, seconds waited). A kernel that takes longer keeps compiling on its
     daemon thread; the caller reports that its timings ran on the numpy fallback.
     """
-    from minispore.runtime.codegen.numba_cpu import COMPILER
+    from minispore.compiler.codegen.numba_cpu import COMPILER
     waiter = threading.Thread(target=COMPILER.wait, daemon=True)
     start = time.perf_counter()
     waiter.start()

@@ -41,7 +41,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # ***** running children *****
 
-# minispore tunes glibc's allocator at import (runtime/memory.py: freed memory is reused
+# minispore tunes glibc's allocator at import (core/memory.py: freed memory is reused
 # instead of page-faulting fresh mmaps). Every adapter gets the same allocator, so that a
 # ratio measures the framework and not malloc: by default all use minispore's setting.
 TUNED_MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": str(1 << 30), "MALLOC_TRIM_THRESHOLD_": str(1 << 30)}

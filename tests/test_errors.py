@@ -4,12 +4,11 @@ import os
 
 import numpy as np
 import pytest
+from helpers import run_in_mode
 
 import minispore as ms
 from minispore import Tensor, ops
 from minispore.ops import OpError, OpShapeError, OpTypeError
-
-from helpers import run_in_mode
 
 THIS_FILE = os.path.basename(__file__)
 

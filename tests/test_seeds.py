@@ -1,10 +1,9 @@
 """The seed documents' gradient examples, with the numbers they print."""
 import numpy as np
+from helpers import assert_close, run_in_mode
 
 import minispore as ms
 from minispore import Parameter, Tensor, nn, ops
-
-from helpers import assert_close, run_in_mode
 
 
 def test_seed000_tanh_derivatives_to_third_order(mode):

@@ -1,11 +1,9 @@
 """The Tensor API: construction defaults, dtypes, properties, host values, operators, repr."""
 import numpy as np
 import pytest
-
-import minispore as ms
-
 from helpers import assert_close, run_in_mode
 
+import minispore as ms
 
 # ***** construction and dtypes *****
 
@@ -181,7 +179,7 @@ def test_str_prints_values_like_numpy():
 
 # ***** the core's docstring examples *****
 
-@pytest.mark.parametrize("module", ["minispore.runtime.tensor", "minispore.runtime.dtype",
+@pytest.mark.parametrize("module", ["minispore.ops.tensor_methods", "minispore.core.dtype",
                                     "minispore.grad.api", "minispore.ops"])
 def test_docstring_examples_hold(module):
     import doctest

@@ -12,10 +12,10 @@
 counter) lives in Parameters, so a jitted step that calls adjust updates it in Graph mode too.
 """
 from ..nn.loss_scale import all_finite
-from ..nn.parameter import Parameter
+from ..core.parameter import Parameter
 from ..ops import functional as F
-from ..runtime.dtype import float32, int32
-from ..runtime.tensor import Tensor
+from ..core.dtype import float32, int32
+from ..core.tensor import Tensor
 
 
 def _map(fn, value):

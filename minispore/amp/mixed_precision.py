@@ -17,7 +17,8 @@ written inside a custom construct is not cast (MindSpore also rewrites its MatMu
 primitives).
 """
 from .. import nn
-from ..runtime.dtype import bfloat16, float16, float32, to_type
+from ..core.dtype import bfloat16, float16, float32, to_type
+from .loss_scale_manager import DynamicLossScaleManager, LossScaleManager
 
 _WHITE = ("Conv1d", "Conv2d", "Conv3d", "Conv1dTranspose", "Conv2dTranspose",
           "Conv3dTranspose", "Dense", "LSTMCell", "RNNCell", "GRUCell")
@@ -112,7 +113,6 @@ def build_train_network(network, optimizer, loss_fn=None, level="O0", boost_leve
     float32) and a step of `optimizer`, with loss scaling where a loss_scale_manager applies
     (O2's default: DynamicLossScaleManager). kwargs: cast_model_type, keep_batchnorm_fp32,
     loss_scale_manager override the level's defaults."""
-    from ..train.loss_scale_manager import DynamicLossScaleManager, LossScaleManager
     if level not in _LEVEL_DEFAULTS:
         raise ValueError(f"build_train_network: level must be 'O0'...'O3', got {level!r}")
     unknown = set(kwargs) - set(_LEVEL_DEFAULTS["O0"])

@@ -7,6 +7,8 @@
 """
 import os
 
+from . import device
+
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
 STRICT = 0     # jit_syntax_level: a graph break raises
@@ -35,7 +37,6 @@ def _check_mode(value):
 def _check_device(value):
     if value not in _DEVICES:
         raise ValueError(f"set_context: device_target must be one of {_DEVICES}, got {value!r}")
-    from ..runtime import device
     device.select(value)
 
 

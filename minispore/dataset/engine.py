@@ -242,5 +242,5 @@ def _names(columns, default):
 
 def _to_numpy(value):
     """A row value as a numpy array (Tensors and Python numbers included)."""
-    from ..runtime.tensor import Tensor
+    from ..core.tensor import Tensor
     return np.array(value.asnumpy()) if isinstance(value, Tensor) else np.asarray(value)

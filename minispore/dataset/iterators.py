@@ -3,7 +3,7 @@
 Each `for` loop over an iterator runs one epoch of the dataset; the iterator can be looped
 over again for the next epoch, up to `num_epochs` times (-1: without limit).
 """
-from ..runtime.tensor import Tensor
+from ..core.tensor import Tensor
 
 
 class _EpochIterator:

@@ -4,7 +4,7 @@ A list, tuple or dict holding no tensor is passed as the caller's own object, so
 on it land; one holding tensors is a copy (its tensors are symbolic), and changing it raises
 SideEffectError, as the change could not reach the caller.
 """
-from ..runtime.tensor import Tensor
+from ..core.tensor import Tensor
 from .state_snapshot import same_items
 
 

@@ -4,7 +4,7 @@
 (HELPERS, put in the function's globals) run each converted construct. Python values (and
 concrete tensors) take the Python path, unchanged: loops over Python conditions unroll while
 tracing. A symbolic tensor condition makes an `if` trace both branches and select each
-variable (ops.select), and a loop one `while_loop` node (ops.control_flow). Branches that
+variable (ops.select), and a loop one `while_loop` node (compiler.graph_loop). Branches that
 disagree in shape or dtype raise BranchMismatchError naming the line and the variable; a
 variable assigned in only one branch is `Undefined` after the `if` (using it raises).
 What cannot be a graph loop runs in Python, its tensor condition read on the host (a graph
@@ -14,10 +14,12 @@ import builtins
 
 import numpy as np
 
+from ..compiler import graph_loop
+from ..compiler.graph_loop import needs_graph
+from ..compiler.loop_spec import CannotConvert, ControlFlowError
 from ..context.interpreter import STATE
-from ..ops import control_flow
-from ..ops.control_flow import CannotConvert, ControlFlowError, needs_graph
-from ..runtime.tensor import Tensor, is_symbolic
+from ..core.tensor import Tensor, host_value, is_symbolic
+from ..ops import functional as F
 from .speculation import speculate
 
 
@@ -92,7 +94,7 @@ _CANNOT = object()
 
 def _symbolic_unknown(cond, tracer):
     return (tracer is not None and isinstance(cond, Tensor) and is_symbolic(cond._data)
-            and hasattr(tracer, "known") and cond._data.id not in tracer.known)
+            and not tracer.knows(cond._data))
 
 
 def _is_number(x):
@@ -100,7 +102,6 @@ def _is_number(x):
 
 
 def _merge(cond, a, b, where, name):
-    from ..ops import functional as F
     if a is b:
         return a
     if isinstance(a, Undefined) or isinstance(b, Undefined):
@@ -141,7 +142,7 @@ def while_stmt(cond_fn, body_fn, values, line, names):
     def host_truth(cond, why):
         return _host_truth(cond, why and _loop_reason("while", why))
 
-    return control_flow.run_while(_checked(cond_fn), _checked(body_fn), values, where, names,
+    return graph_loop.run_while(_checked(cond_fn), _checked(body_fn), values, where, names,
                                   Undefined, host_truth)
 
 
@@ -196,7 +197,6 @@ def _range_triple(args):
 
 def _range_loop(triple, body_fn, values, where, names, target, brk):
     """The rest of a range loop as a while loop over (counter, *values)."""
-    from ..ops import functional as F
     start, stop, step = triple
     if needs_graph(step):
         raise CannotConvert("its range() step is a tensor (give it a Python int)")
@@ -221,7 +221,7 @@ def _range_loop(triple, body_fn, values, where, names, target, brk):
         vals[target] = i
         return (i + step,) + tuple(body_fn(*vals))
 
-    out = control_flow.graph_loop(cond, body, [counter] + values, where,
+    out = graph_loop.graph_loop(cond, body, [counter] + values, where,
                                   ("range counter",) + tuple(names), Undefined)
     return tuple(out[1:])
 
@@ -232,7 +232,6 @@ def _range_bound(b, where):
     if b._data.dtype.kind not in "iu" or b.size != 1:
         raise TypeError(f"{where}: range() takes integer tensors of one element, got "
                         f"{b.dtype}{list(b.shape)}")
-    from ..ops import functional as F
     return F.reshape(b, ())
 
 
@@ -246,7 +245,6 @@ def _host_truth(cond, reason):
     """bool(cond); a symbolic tensor is read on the host (a graph break) with `reason`."""
     if reason is None or not isinstance(cond, Tensor) or not is_symbolic(cond._data):
         return bool(cond)
-    from .graph_break import host_value
     a = host_value(cond, reason)
     if a.size != 1:
         raise ValueError(f"The truth value of a tensor with {a.size} elements is ambiguous; "
@@ -263,7 +261,6 @@ def host_test(test, reason):
 
 def _host_index(x, reason):
     if isinstance(x, Tensor) and is_symbolic(x._data):
-        from .graph_break import host_value
         a = host_value(x, reason)
         if a.dtype.kind not in "iu" or a.size != 1:
             raise TypeError(f"only integer tensors of one element can be used as an index, got "
@@ -273,7 +270,6 @@ def _host_index(x, reason):
 
 
 def _as_bool(x):
-    from ..ops import functional as F
     if not isinstance(x, Tensor):
         return Tensor(bool(x))
     return x if x._data.dtype.kind == "b" else F.not_equal(x, 0)
@@ -282,7 +278,6 @@ def _as_bool(x):
 def and_(a, b_fn):
     """`a and b`: Python's operator, or logical_and for a symbolic tensor `a`."""
     if needs_graph(a):
-        from ..ops import functional as F
         return F.logical_and(_as_bool(a), _as_bool(b_fn()))
     return b_fn() if a else a
 
@@ -290,7 +285,6 @@ def and_(a, b_fn):
 def or_(a, b_fn):
     """`a or b`: Python's operator, or logical_or for a symbolic tensor `a`."""
     if needs_graph(a):
-        from ..ops import functional as F
         return F.logical_or(_as_bool(a), _as_bool(b_fn()))
     return a if a else b_fn()
 
@@ -298,7 +292,6 @@ def or_(a, b_fn):
 def not_(a):
     """`not a`: Python's operator, or logical_not for a symbolic tensor."""
     if needs_graph(a):
-        from ..ops import functional as F
         return F.logical_not(_as_bool(a))
     return not a
 

@@ -13,7 +13,7 @@ A function traced in Graph mode is rewritten once (its AST; nested functions kee
       x, k = __minispore_while__(__ms_cond_4, __ms_body_4, (x, k), line, ("x", "k"))
   and `for i in range(...)` becomes `__minispore_for_range__(range, (args), body, ...)`, a
   while loop with a counter when an argument is a tensor. Once the condition is a symbolic
-  tensor, the rest of the loop is one `while_loop` node (ops.control_flow): its body is
+  tensor, the rest of the loop is one `while_loop` node (compiler.graph_loop): its body is
   traced and compiled once, whatever the number of iterations, and differentiable;
 * `break` and `continue` in a loop become flags (AutoGraph's rewrite): `break` sets a flag
   that the loop condition tests, `continue` one that skips the rest of the iteration; the

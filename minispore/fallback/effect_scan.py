@@ -19,7 +19,7 @@ from collections import deque
 
 import numpy as np
 
-from ..runtime.tensor import Tensor
+from ..core.tensor import Tensor
 from .state_snapshot import ABSENT, ATOMS, RNGS, identities, raw_attribute
 from .user_code import is_cell
 

@@ -2,7 +2,7 @@
 
 Each break is reported once per (function, source line, reason) through the
 "minispore.fallback" logger (warning level), and kept on the jitted function, where
-`minispore.fallback.explain(fn)` lists them, like `torch._dynamo.explain`.
+`ms.explain(fn)` lists them, like `torch._dynamo.explain`.
 """
 import logging
 from dataclasses import dataclass
@@ -100,18 +100,3 @@ class Explanation:
         lines += [str(b) for b in self.breaks]
         lines += [f"recompile: {r}" for r in self.recompiles]
         return "\n".join(lines)
-
-
-def explain(fn):
-    """Breaks and recompiles recorded for a jitted function (or a Cell run in GRAPH_MODE)."""
-    from ..nn.cell import Cell
-    from ..runtime.compile import JitFunction, _BoundJit
-    if isinstance(fn, Cell):
-        fn = fn.__dict__.get("_graph_jit")
-        if fn is None:
-            return Explanation(0, [], [])
-    if isinstance(fn, _BoundJit):
-        fn = fn.jit_fn
-    if not isinstance(fn, JitFunction):
-        raise TypeError("explain() takes a function made by ms.jit or a Cell run in GRAPH_MODE")
-    return Explanation(len(fn.cache), list(fn.breaks), list(fn.recompiles))

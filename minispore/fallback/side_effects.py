@@ -43,6 +43,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from ..ops.debug import print_values
 from .arguments import SideEffectError, TracedArguments
 from .effect_scan import UserCall, scan
 from .state_snapshot import GlobalNames, StateSnapshot
@@ -58,7 +59,6 @@ log = logging.getLogger("minispore.fallback")
 @contextmanager
 def graph_print():
     """Route print() to the graph's print op while tracing (restored afterwards)."""
-    from ..ops.debug import print_values
     saved = builtins.print
 
     def traced_print(*objects, sep=" ", end="\n", file=None, flush=False):

@@ -15,7 +15,7 @@ from dataclasses import is_dataclass
 
 import numpy as np
 
-from ..runtime.tensor import Tensor
+from ..core.tensor import Tensor
 from .user_code import is_cell, is_user_code, is_user_type
 
 _MAX_OBJECTS = 50_000       # objects walked per trace; beyond, the source scan alone decides

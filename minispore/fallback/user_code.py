@@ -9,6 +9,8 @@ import os
 import sys
 import sysconfig
 
+from ..core.cell_base import CellBase
+
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _LIBRARY_DIRS = tuple({_PACKAGE_DIR + os.sep} | {
     os.path.abspath(p) + os.sep for key in ("stdlib", "platstdlib", "purelib", "platlib")
@@ -39,11 +41,5 @@ def is_user_type(cls):
     return is_user_module(sys.modules.get(getattr(cls, "__module__", None) or ""))
 
 
-_cell_type = []
-
-
 def is_cell(obj):
-    if not _cell_type:
-        from ..nn.cell import Cell
-        _cell_type.append(Cell)
-    return isinstance(obj, _cell_type[0])
+    return isinstance(obj, CellBase)

@@ -8,8 +8,9 @@ backward engine. Forward mode (`jvp`) is derived from reverse mode by the double
     Tensor(shape=[], dtype=Float32, value= 0.0706508)
 """
 from ..context.interpreter import STATE
+from ..core.tensor import Tensor
+from ..ops import functional as F
 from ..ops.primitive import user_frame_summary
-from ..runtime.tensor import Tensor
 from . import tape
 from .backward import backward
 
@@ -65,12 +66,10 @@ def _vjp(fn, args, positions, weights, reusable=False):
 
 
 def _zeros_like(t):
-    from ..ops import functional as F
     return F.zeros_like(t)
 
 
 def _ones_like(t):
-    from ..ops import functional as F
     return F.ones_like(t)
 
 

@@ -4,26 +4,8 @@ It runs under whatever interpreter is current, so the same walk computes gradien
 (PyNative), emits backward nodes into the graph being traced (Graph mode), and, when an
 enclosing transform is recording, records itself for higher-order gradients.
 """
-import threading
-
-from ..runtime.tensor import Tensor
-
-# .node: (inputs, predicate) of the bprop being run, if any; asked lazily, as most rules
-# never ask and the engine's loop is the eager backward's hot path
-_running = threading.local()
-
-
-def needs_input_grad(index):
-    """Whether the bprop being run must return its `index`-th input's gradient.
-
-    False when nothing being differentiated depends on that input (a data batch, labels,
-    a frozen weight), so a rule may return None instead of paying for it, like PyTorch's
-    `ctx.needs_input_grad`. True outside the backward engine (e.g. a rule called directly).
-
-        dx = F.matmul(dout, w_t) if needs_input_grad(0) else None
-    """
-    node = getattr(_running, "node", None)
-    return node is None or node[1](node[0][index])
+from ..core.tensor import Tensor
+from ..ops import functional as F
 
 
 def _reverse_topological(roots, target_ids):
@@ -65,12 +47,10 @@ def backward(roots, sens, targets, free=True):
     free: drop each node's saved tensors once used (not when an enclosing transform needs the
     graph again for a higher-order gradient).
     """
-    from ..ops import functional as F
-
     target_ids = {id(t) for t in targets}
     grads = {}
     for r, s in zip(roots, sens):
-        _accumulate(grads, r, s, F)
+        _accumulate(grads, r, s)
     order, needs_grad = _reverse_topological(roots, target_ids)
     for node in order:
         douts = [grads.pop(id(o), None) for o in node.outputs]
@@ -81,12 +61,13 @@ def backward(roots, sens, targets, free=True):
             out, dout = tuple(node.outputs), douts
         else:
             out, dout = node.outputs[0], douts[0]
-        outer, _running.node = getattr(_running, "node", None), (node.inputs, needs_grad)
-        try:
-            dins = node.rule(*node.inputs, out, dout, **node.attrs) if node.attrs else \
-                node.rule(*node.inputs, out, dout)
-        finally:
-            _running.node = outer
+        if node.takes_needed:
+            needed = tuple(needs_grad(t) for t in node.inputs)
+            dins = node.rule(*node.inputs, out, dout, needed=needed, **(node.attrs or {}))
+        elif node.attrs:
+            dins = node.rule(*node.inputs, out, dout, **node.attrs)
+        else:
+            dins = node.rule(*node.inputs, out, dout)
         if len(dins) != len(node.inputs):
             raise RuntimeError(f"bprop of {node.name} returned {len(dins)} gradients for "
                                f"{len(node.inputs)} inputs")
@@ -95,13 +76,13 @@ def backward(roots, sens, targets, free=True):
                 if tuple(dx.shape) != tuple(x.shape):
                     raise RuntimeError(f"bprop of {node.name} gave a gradient of shape "
                                        f"{tuple(dx.shape)} for an input of shape {tuple(x.shape)}")
-                _accumulate(grads, x, dx, F)
+                _accumulate(grads, x, dx)
         if free:  # drop saved tensors, and the node <-> output cycle the GC would have to find
             node.inputs = node.outputs = ()
     return [grads.get(id(t)) for t in targets]
 
 
-def _accumulate(grads, x, dx, F):
+def _accumulate(grads, x, dx):
     if not isinstance(dx, Tensor):
         dx = F.fill_like(x, dx)
     elif dx.dtype != x.dtype and x.dtype.is_float:

@@ -15,7 +15,7 @@ error (MindSpore supports HookBackward in PyNative mode only). Without different
 the identity in both modes.
 """
 from ..context.interpreter import STATE
-from ..runtime.tensor import Tensor
+from ..core.tensor import Tensor
 from . import tape
 
 

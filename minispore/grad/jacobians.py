@@ -18,10 +18,11 @@ is (jacobian, aux) where only the first output is differentiated.
 """
 import numpy as np
 
+from ..context import device
 from ..context.interpreter import STATE
-from ..runtime import device
-from ..runtime.pytree import flatten, unflatten
-from ..runtime.tensor import Tensor
+from ..core.pytree import flatten, unflatten
+from ..core.tensor import Tensor
+from ..ops import functional as F
 from . import tape
 from .api import _api_error, _one_or_tuple, _positions, _split_aux, _vjp
 from .backward import backward
@@ -166,7 +167,6 @@ def _identity_blocks(shapes, dtypes):
 def _block(stacked, start, size, shape, prefix_axes):
     """Rows start..start+size of stacked ((total,) + other) as a Jacobian block: shape +
     other if prefix_axes (jacrev: the rows are output elements), else other + shape."""
-    from ..ops import functional as F
     rows = F.slice_axis(stacked, 0, start, start + size) if size != stacked.shape[0] else stacked
     other = tuple(stacked.shape[1:])
     if prefix_axes:

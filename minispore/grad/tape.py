@@ -8,22 +8,26 @@ so plain eager code pays one attribute test per op.
 """
 from contextlib import contextmanager
 
-from ..context.interpreter import STATE
-from ..runtime.tensor import Tensor
+from ..context.interpreter import STATE, set_recorder
+from ..core.tensor import Tensor
+from ..ops import functional as F
 
 
 class Node:
     """One recorded op: `rule(*inputs, out, dout) -> grads` and the tensors it links."""
 
-    __slots__ = ("name", "rule", "inputs", "outputs", "multiple_results", "attrs")
+    __slots__ = ("name", "rule", "inputs", "outputs", "multiple_results", "attrs",
+                 "takes_needed")
 
-    def __init__(self, name, rule, inputs, outputs, multiple_results=False, attrs=None):
+    def __init__(self, name, rule, inputs, outputs, multiple_results=False, attrs=None,
+                 takes_needed=False):
         self.name = name
         self.rule = rule              # None for a leaf (a watched tensor)
         self.inputs = inputs          # tuple of Tensors (saved for the rule)
         self.outputs = outputs        # tuple of Tensors produced
         self.multiple_results = multiple_results
         self.attrs = attrs            # keyword attributes passed to the rule (a primitive's)
+        self.takes_needed = takes_needed  # the rule takes `needed` (see ops.primitive)
 
     def __repr__(self):
         return f"<tape node {self.name}>"
@@ -34,7 +38,8 @@ def is_tracked(x):
 
 
 def record(prim, args, attrs, out):
-    """Append a node for `prim` if any input is tracked (called by `bind` while recording)."""
+    """Append a node for `prim` if any input is tracked (`bind` calls it while recording:
+    installed as the context's recorder below)."""
     for a in args:
         if isinstance(a, Tensor) and a._node is not None:
             break
@@ -46,11 +51,13 @@ def record(prim, args, attrs, out):
             inputs = tuple(a if isinstance(a, Tensor) else _constant(a) for a in args)
             break
     if prim.multiple_results:
-        node = Node(prim.name, prim.bprop, inputs, tuple(out), True, attrs)
+        node = Node(prim.name, prim.bprop, inputs, tuple(out), True, attrs,
+                    prim.bprop_takes_needed)
         for o in out:
             o._node = node
     else:
-        out._node = Node(prim.name, prim.bprop, inputs, (out,), False, attrs)
+        out._node = Node(prim.name, prim.bprop, inputs, (out,), False, attrs,
+                         prim.bprop_takes_needed)
 
 
 def _constant(array):
@@ -143,3 +150,20 @@ def detach(x):
         for v in x.values():
             detach(v)
     return x
+
+
+def _setitem(self, index, value):
+    """`tensor[index] = value`. Tensors are values in the IR: the update is functional, then
+    this object adopts the result (data and autodiff node), as MindSpore's in-place setitem
+    appears to. On the tape, a stand-in takes this object's old place, so the gradient reaches
+    what it was computed from. (Ops that read this tensor before the update keep pointing at
+    this object: differentiate through a value only after its updates.)"""
+    before = Tensor._wrap(self._data)
+    take_place(before, self)
+    take_place(self, F.setitem(before, index, value))
+
+
+# installed where the layers below look for them: the recorder `bind` calls while a transform
+# is active, and item assignment (it rebinds the tensor's place on the tape)
+set_recorder(record)
+Tensor.__setitem__ = _setitem

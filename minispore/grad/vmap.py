@@ -34,10 +34,12 @@ import inspect
 import numpy as np
 
 from ..context.interpreter import STATE, Interpreter, using
+from ..core.cell_base import CellBase
+from ..core.tensor import Tensor
 from ..ops import batching
+from ..ops import functional as F
 from ..ops.batching import VmapError
 from ..ops.primitive import OpError, user_frame_summary
-from ..runtime.tensor import Tensor
 from . import tape
 
 RANDOMNESS = ("different", "same")
@@ -102,6 +104,8 @@ class BatchInterpreter(Interpreter):
 
     def _apply(self, prim, values, dims, attrs):
         rule = prim.batch
+        if rule is None and prim.expr is not None:
+            rule = batching.elementwise  # elementwise rows share the broadcasting rule
         random = getattr(rule, "draws_random", False)
         if random and self.randomness == "same":
             values = [batching.lane(v, d, 0) for v, d in zip(values, dims)]
@@ -122,7 +126,6 @@ class BatchInterpreter(Interpreter):
         data = x._data
         if type(data) is Batched and data.level is self:
             return batching.move_axis(data.value, data.dim, out_axis % (data.value.ndim))
-        from ..ops import functional as F
         shape = tuple(x.shape)
         out_axis %= len(shape) + 1
         expanded = F.reshape(x, shape[:out_axis] + (1,) + shape[out_axis:])
@@ -258,8 +261,7 @@ def _name_of(fn):
 
 
 def _argument_names(fn):
-    from ..nn.cell import Cell
-    target = fn.construct if isinstance(fn, Cell) else fn
+    target = fn.construct if isinstance(fn, CellBase) else fn
     try:
         params = inspect.signature(target).parameters.values()
     except (TypeError, ValueError):

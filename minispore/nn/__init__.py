@@ -5,21 +5,57 @@
     >>> opt = ms.nn.Adam(net.trainable_params(), learning_rate=1e-3)
     >>> step = ms.nn.TrainOneStepCell(ms.nn.WithLossCell(net, ms.nn.MSELoss()), opt)
 """
+from ..core.parameter import Parameter, ParameterTuple  # noqa: F401
 from .cell import Cell  # noqa: F401
-from .parameter import Parameter, ParameterTuple  # noqa: F401
+from .dynamic_lr import (  # noqa: F401
+                   cosine_decay_lr,
+                   exponential_decay_lr,
+                   inverse_decay_lr,
+                   natural_exp_decay_lr,
+                   piecewise_constant_lr,
+                   polynomial_decay_lr,
+                   warmup_lr,
+)
 from .layers import *  # noqa: F401,F403
-from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, LossBase,  # noqa: F401
-                   MSELoss, NLLLoss, SmoothL1Loss, SoftmaxCrossEntropyWithLogits)
-from .optim import (ASGD, FTRL, LARS, SGD, AdaMax, Adadelta, Adagrad, Adam,  # noqa: F401
-                    AdamWeightDecay, Lamb, LazyAdam, Momentum, Optimizer, ProximalAdagrad,
-                    RMSProp, Rprop)
-from .learning_rate_schedule import (CosineDecayLR, ExponentialDecayLR,  # noqa: F401
-                                     InverseDecayLR, LearningRateSchedule, NaturalExpDecayLR,
-                                     PolynomialDecayLR, WarmUpLR)
-from .dynamic_lr import (cosine_decay_lr, exponential_decay_lr, inverse_decay_lr,  # noqa: F401
-                         natural_exp_decay_lr, piecewise_constant_lr, polynomial_decay_lr,
-                         warmup_lr)
-from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell  # noqa: F401
+from .learning_rate_schedule import (  # noqa: F401
+                   CosineDecayLR,
+                   ExponentialDecayLR,
+                   InverseDecayLR,
+                   LearningRateSchedule,
+                   NaturalExpDecayLR,
+                   PolynomialDecayLR,
+                   WarmUpLR,
+)
+from .loss import (  # noqa: F401
+                   BCELoss,
+                   BCEWithLogitsLoss,
+                   CrossEntropyLoss,
+                   L1Loss,
+                   LossBase,
+                   MSELoss,
+                   NLLLoss,
+                   SmoothL1Loss,
+                   SoftmaxCrossEntropyWithLogits,
+)
+from .optim import (  # noqa: F401
+                   ASGD,
+                   FTRL,
+                   LARS,
+                   SGD,
+                   AdaMax,
+                   Adadelta,
+                   Adagrad,
+                   Adam,
+                   AdamWeightDecay,
+                   Lamb,
+                   LazyAdam,
+                   Momentum,
+                   Optimizer,
+                   ProximalAdagrad,
+                   RMSProp,
+                   Rprop,
+)
 from .clip import ClipByNorm  # noqa: F401
 from .loss_scale import (DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell,  # noqa: F401
                          TrainOneStepWithLossScaleCell)
+from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell  # noqa: F401

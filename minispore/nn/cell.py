@@ -15,20 +15,26 @@ named `weight` (unless it was given a name), and when a cell is assigned to an a
 parent whose `auto_prefix` is True, its parameters are renamed `<attr>.<path>` (`fc1.weight`).
 
 `Cell.__call__` is the only place that looks at the mode: PyNative runs `construct` now (with
-hooks and a custom `bprop` if the cell defines one); Graph mode compiles it (runtime.compile),
-forward hooks included; differentiating a cell with backward hooks there is an error.
+hooks and a custom `bprop` if the cell defines one); Graph mode compiles it
+(graph_mode.jit_function), forward hooks included; differentiating a cell with backward hooks
+there is an error.
 """
 import itertools
 from collections import OrderedDict
 
 from ..context import config
 from ..context.interpreter import STATE
-from ..runtime.tensor import Tensor
+from ..core.cell_base import CellBase
+from ..core.dtype import bfloat16, float16, float32, to_type
+from ..core.parameter import DEFAULT_NAME, Parameter, ParameterTuple
+from ..core.tensor import Tensor
+from ..fallback.convert import converted
+from ..graph_mode.jit_function import run_cell_graph
+from ..ops import functional as F
 from . import cell_autodiff
-from .parameter import DEFAULT_NAME, Parameter, ParameterTuple
 
 
-class Cell:
+class Cell(CellBase):
     """Base class for all networks: define `construct`, set layers and Parameters as attributes.
 
     Args:
@@ -90,7 +96,6 @@ class Cell:
             compute = d["_amp_running"]  # to_float: construct reads its Parameters cast
             if compute is not None and param is not None and param.dtype.is_float \
                     and param.dtype != compute:
-                from ..ops import functional as F
                 return F.cast(param, compute)
             return param
         if "_cells" in d and name in d["_cells"]:
@@ -208,7 +213,6 @@ class Cell:
             >>> net(ms.ops.ones((1, 3))).dtype
             Float16
         """
-        from ..runtime.dtype import bfloat16, float16, float32, to_type
         dst_type = to_type(dst_type)
         if dst_type not in (float16, bfloat16, float32):
             raise ValueError(f"{type(self).__name__}.to_float: dst_type must be float16, "
@@ -249,7 +253,6 @@ class Cell:
 
     def __call__(self, *args, **kwargs):
         if config.get_context("mode") == config.GRAPH_MODE and not STATE.trace_stack:
-            from ..runtime.compile import run_cell_graph
             return run_cell_graph(self, args, kwargs)
         return self._run_construct(args, kwargs)
 
@@ -295,7 +298,6 @@ class Cell:
         if type(self).bprop is not Cell.bprop:
             return cell_autodiff.run_with_custom_bprop(self, args, kwargs)
         if STATE.trace_stack:  # Graph mode: tensor-conditioned ifs become selects
-            from ..fallback.convert import converted
             return converted(type(self).construct)(self, *args, **kwargs)
         return self.construct(*args, **kwargs)
 
@@ -323,7 +325,6 @@ def _cast_floats(value, dtype):
     """`value` with every float Tensor in it (nested tuples/lists too) cast to dtype."""
     if isinstance(value, Tensor):
         if value.dtype.is_float and value.dtype != dtype:
-            from ..ops import functional as F
             return F.cast(value, dtype)
         return value
     if isinstance(value, (tuple, list)):

@@ -12,8 +12,9 @@ Both put hand-made nodes on the tape around the cell's `construct`:
 import inspect
 
 from ..context.interpreter import STATE
+from ..core.tensor import Tensor
 from ..grad import tape
-from ..runtime.tensor import Tensor
+from ..ops import functional as F
 
 
 def _as_tuple(x):
@@ -65,7 +66,6 @@ def _as_gradient(g, x, name):
     if g is None or isinstance(g, Tensor):
         return g
     if isinstance(g, (int, float)):
-        from ..ops import functional as F
         return F.fill_like(x, g)
     raise TypeError(f"{name} returned a {type(g).__name__} as a gradient; return Tensors")
 

@@ -6,7 +6,7 @@
     [0.6000000238418579, 0.800000011920929]
 """
 from ..ops import functional as F
-from ..runtime.dtype import float32
+from ..core.dtype import float32
 from .cell import Cell
 
 

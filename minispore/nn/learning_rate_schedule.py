@@ -11,8 +11,8 @@ Formulas are MindSpore's (p is the step over decay_steps, floored when is_stair)
 """
 import math
 
+from ..core.dtype import float32
 from ..ops import functional as F
-from ..runtime.dtype import float32
 from . import validation as V
 from .cell import Cell
 

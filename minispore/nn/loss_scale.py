@@ -20,11 +20,11 @@ import numpy as np
 
 from ..grad.api import GradOperation
 from ..ops import functional as F
-from ..runtime.dtype import bool_, float32, int32
-from ..runtime.tensor import Tensor
+from ..core.dtype import bool_, float32, int32
+from ..core.tensor import Tensor
 from . import validation as V
 from .cell import Cell
-from .parameter import Parameter
+from ..core.parameter import Parameter
 from .wrap import TrainOneStepCell
 
 

@@ -9,9 +9,9 @@
 Wrappers do not prefix parameter names (auto_prefix=False), as in MindSpore, so a network's
 parameters keep their names whether or not it is wrapped.
 """
+from ..core.dtype import float32
 from ..grad.api import value_and_grad
 from ..ops import functional as F
-from ..runtime.dtype import float32
 from .cell import Cell
 
 

@@ -1,15 +1,18 @@
-"""minispore.ops: the functional API (`ops.add`), Primitive classes (`ops.Add()`), transforms.
+"""minispore.ops: the functional API (`ops.add`), Primitive classes (`ops.Add()`).
 
     >>> import minispore as ms
     >>> ms.ops.add(ms.Tensor([1.0]), 2.0)
     Tensor(shape=[1], dtype=Float32, value= [ 3.00000000e+00])
+
+MindSpore's `ops` also holds the transforms (`ops.grad`, `ops.GradOperation`, `ops.vmap`...)
+and the graph loop (`ops.while_loop`). They live in the layers above (grad/, compiler/), which
+add them to this namespace when they are imported (`import minispore` imports them all).
 """
-from ..runtime.tensor import Tensor  # noqa: F401  (first: Tensor wires up ops.functional)
-from .functional import *  # noqa: F401,F403
-from .functional import abs, all, any, max, min, pow, round, sum  # noqa: F401  (shadow builtins)
+from . import tensor_methods
 from .classes import *  # noqa: F401,F403
 from .classes import PrimitiveClass as Primitive  # noqa: F401
+from .functional import *  # noqa: F401,F403  (functional imports every family of rows)
+from .functional import abs, all, any, max, min, pow, round, sum  # noqa: F401  (shadow builtins)
 from .primitive import REGISTRY, OpError, OpShapeError, OpTypeError  # noqa: F401
-from ..grad.api import GradOperation, get_grad, grad, jvp, value_and_grad, vjp  # noqa: F401,E402
-from ..grad import hessian, jacfwd, jacrev, vmap  # noqa: F401,E402
-from ..grad.hooks import HookBackward  # noqa: F401,E402
+
+tensor_methods.attach()

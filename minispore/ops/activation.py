@@ -6,7 +6,7 @@ from . import batching as B
 from . import functional as F
 from . import infer as I
 from .arguments import as_tensor, op_error
-from .primitive import Aval, CpuKernel, OpError, Primitive
+from .primitive import Aval, OpError, Primitive
 
 __all__ = ["elu", "hardsigmoid", "hardswish", "leaky_relu", "log_softmax", "relu6", "softmax"]
 
@@ -65,60 +65,12 @@ def _softmax_impl(xp, x, axis):
     return e
 
 
-# Graph mode's kernel for both: one pass per row over the last axis, where numpy takes a dozen
-# calls (each dearer than the arithmetic on a classifier's (N, 10) logits). Sums accumulate
-# in float64; exp/log are the vectorisable ones of the kernel's dtype.
-# Row i of x shifted by its max and exponentiated into out: (max, float64 sum of the exps).
-# Shared with the cross-entropy gradient's kernel (ops/loss.py).
-ROW_EXPS_SOURCE = """
-@numba.njit(inline="always", fastmath=_FLAGS, error_model="numpy")
-def row_exps(x, i, out):
-    top = x[i, 0]
-    for j in range(1, x.shape[1]):
-        top = _acc_max(top, x[i, j])
-    total = 0.0
-    for j in range(x.shape[1]):
-        e = exp(x[i, j] - top)
-        out[i, j] = e
-        total = _acc_sum(total, np.float64(e))
-    return top, total
-"""
-
-_ROWS_SOURCE = ROW_EXPS_SOURCE + """
-
-@numba.njit(**KERNEL_FLAGS)
-def kernel(x, out, take_log):
-    rows, n = x.shape
-    for i in range(rows):
-        top, total = row_exps(x, i, out)
-        if take_log:
-            shift = log(DTYPE(total))
-            for j in range(n):
-                out[i, j] = (x[i, j] - top) - shift
-        else:
-            scale = 1.0 / total
-            for j in range(n):
-                out[i, j] = DTYPE(out[i, j] * scale)
-"""
-
-
-def _rows_kernel(take_log):
-    def call(kernel, x, axis):
-        if x.ndim == 0 or axis != (x.ndim - 1,) or x.size == 0:
-            return NotImplemented
-        rows = np.ascontiguousarray(x).reshape(-1, x.shape[-1])
-        out = np.empty_like(rows)
-        kernel(rows, out, take_log)
-        return out.reshape(x.shape)
-    return CpuKernel(_ROWS_SOURCE, call)
-
-
 def _softmax_bprop(x, out, dout, axis):
     return (F.mul(out, F.sub(dout, F.sum(F.mul(dout, out), axis, True))),)
 
 
 softmax_p = Primitive("softmax", infer=_along_axes_infer, impl=_softmax_impl,
-                      bprop=_softmax_bprop, batch=_along_axes_batch, kernel=_rows_kernel(False),
+                      bprop=_softmax_bprop, batch=_along_axes_batch,
                       doc="exp(x) / sum(exp(x)) along the axes `axis`")
 
 
@@ -135,7 +87,6 @@ def _log_softmax_bprop(x, out, dout, axis):
 
 log_softmax_p = Primitive("log_softmax", infer=_along_axes_infer, impl=_log_softmax_impl,
                           bprop=_log_softmax_bprop, batch=_along_axes_batch,
-                          kernel=_rows_kernel(True),
                           doc="x - log(sum(exp(x))) along the axes `axis`")
 
 

@@ -1,6 +1,6 @@
 """Argument handling shared by the user-facing nn functions (conv2d, pooling, normalisation,
 losses...): array-likes as Tensors, and bad input as an OpError in the standard form."""
-from ..runtime.tensor import Tensor
+from ..core.tensor import Tensor
 from .primitive import OpShapeError, aval_of, with_context
 
 

@@ -10,8 +10,8 @@ from . import batching as B
 from . import functional as F
 from . import infer as I
 from .elementwise import no_grad
+from .indexing import build_index, has_tensors
 from .primitive import Aval, OpShapeError, Primitive
-
 
 # ***** shape *****
 
@@ -116,7 +116,6 @@ pad = Primitive("pad", infer=_pad_infer,
 # ***** indexing *****
 
 def _getitem_infer(x, *index_avals, index):
-    from .indexing import build_index
     dummy = np.broadcast_to(np.zeros((), x.dtype), x.shape)
     tensors = [np.zeros(a.shape, a.dtype) for a in index_avals]
     try:
@@ -126,7 +125,6 @@ def _getitem_infer(x, *index_avals, index):
 
 
 def _getitem_impl(xp, x, *tensors, index):
-    from .indexing import build_index
     return x[build_index(index, tensors)]
 
 
@@ -197,7 +195,6 @@ getitem = Primitive("getitem", infer=_getitem_infer, impl=_getitem_impl,
 
 
 def _index_add_impl(xp, base, values, *tensors, index):
-    from .indexing import build_index, has_tensors
     out = base.copy()
     idx = build_index(index, tensors)
     if has_tensors(index):
@@ -217,7 +214,6 @@ index_add = Primitive("index_add", infer=lambda base, values, *t, index: base,
 
 
 def _setitem_impl(xp, x, value, *tensors, index):
-    from .indexing import build_index
     out = x.copy()
     out[build_index(index, tensors)] = value
     return out

@@ -20,7 +20,6 @@ one-time warning naming it.
 import warnings
 
 
-
 class VmapError(RuntimeError, ValueError):
     """vmap cannot do what was asked (bad in_axes/out_axes, a batched value where one value
     per call is needed). A RuntimeError as in MindSpore, and a ValueError as in JAX."""
@@ -118,5 +117,5 @@ def loop(prim, args, dims, axis_size, **attrs):
     return F.stack(outs), 0
 
 
-from ..runtime.tensor import Tensor  # noqa: E402  (imported by ops.primitive, before Tensor)
+from ..core.tensor import Tensor  # noqa: E402  (imported by ops.primitive, before Tensor)
 from . import functional as F  # noqa: E402

@@ -3,7 +3,9 @@
 Each class is a thin front for a function of `ops.functional`; the computation, its shape rule
 and its derivative live in the primitive table, never here.
 """
+from ..core.dtype import int32
 from . import functional as F
+from .debug import print_values
 
 
 class PrimitiveClass:
@@ -14,7 +16,7 @@ class PrimitiveClass:
         return f"{type(self).__name__}({attrs})"
 
 
-def _simple(name, fn):
+def simple_class(name, fn):
     """A class whose call is `fn(*inputs)` with no attributes."""
     def __call__(self, *inputs):
         return fn(*inputs)
@@ -34,10 +36,9 @@ _SIMPLE = {
     "Reshape": F.reshape, "ExpandDims": F.expand_dims, "Cast": F.cast, "Tile": F.tile,
     "StopGradient": F.stop_gradient, "Assign": F.assign, "AssignAdd": F.assign_add,
     "Depend": F.depend, "GatherD": F.gather_elements, "Gather": F.gather, "Identity": F.identity,
-    "WhileLoop": F.while_loop,
 }
 for _name, _fn in _SIMPLE.items():
-    globals()[_name] = _simple(_name, _fn)
+    globals()[_name] = simple_class(_name, _fn)
 TensorAdd = Add  # noqa: F821  (MindSpore 1.x alias)
 
 
@@ -126,7 +127,6 @@ class Argmax(PrimitiveClass):
     """Index of the maximum along `axis` (Int32 by default, as MindSpore's Argmax)."""
 
     def __init__(self, axis=-1, output_type=None):
-        from ..runtime.dtype import int32
         self.axis, self.output_type = axis, output_type or int32
 
     def __call__(self, x):
@@ -150,5 +150,4 @@ class Print(PrimitiveClass):
     """Print tensors and strings (runs in program order, also in Graph mode)."""
 
     def __call__(self, *inputs):
-        from .debug import print_values
         print_values(*inputs)

@@ -10,8 +10,8 @@ Composites of existing ops: they differentiate, trace and fuse like any other.
 import math
 
 from . import functional as F
-from ..runtime.dtype import float32
-from ..runtime.tensor import Tensor
+from ..core.dtype import float32
+from ..core.tensor import Tensor
 
 
 def _sequence(x, api):

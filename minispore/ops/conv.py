@@ -8,13 +8,12 @@ order included, is made of primitives:
 
 Layout is NCHW; weights are (out_channels, in_channels / groups, kh, kw), as in MindSpore.
 """
-from ..grad.backward import needs_input_grad
 from . import batching as B
 from . import functional as F
 from . import infer as I
 from .arguments import as_tensor, op_error
 from .linalg import product
-from .primitive import Aval, OpShapeError, OpTypeError, Primitive
+from .primitive import ALL, Aval, OpShapeError, OpTypeError, Primitive
 from .window import (
     explicit_padding,
     fold_lanes,
@@ -123,12 +122,12 @@ def _conv2d_impl(xp, x, w, stride, padding, dilation, groups):
     return product(xp, weight, cols).reshape(n, out_channels, ho, wo)
 
 
-def _conv2d_bprop(x, w, out, dout, **attrs):
+def _conv2d_bprop(x, w, out, dout, *, needed=ALL, **attrs):
     # the first layer's input is data: its gradient (a col2im) is skipped
     return (conv2d_input_grad(dout, w, input_size=tuple(x.shape[2:]), **attrs)
-            if needs_input_grad(0) else None,
+            if needed[0] else None,
             conv2d_filter_grad(x, dout, kernel_size=tuple(w.shape[2:]), **attrs)
-            if needs_input_grad(1) else None)
+            if needed[1] else None)
 
 
 conv2d_p = Primitive("conv2d", infer=_conv2d_infer, impl=_conv2d_impl, bprop=_conv2d_bprop,

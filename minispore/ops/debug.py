@@ -6,7 +6,8 @@ call instead of breaking the graph or being skipped when the compiled program re
 """
 import numpy as np
 
-from ..runtime.device import to_host
+from ..context.device import to_host
+from ..core.tensor import Tensor
 from .batching import to_front
 from .primitive import Aval, Primitive
 
@@ -32,7 +33,6 @@ print_p = Primitive("print", infer=lambda *avals, template, sep, end: Aval((), n
 
 def print_values(*objects, sep=" ", end="\n"):
     """Print objects; tensors are printed with their values when the graph runs."""
-    from ..runtime.tensor import Tensor
     template = tuple(None if isinstance(o, Tensor) else str(o) for o in objects)
     tensors = [o for o in objects if isinstance(o, Tensor)]
     print_p(*tensors, template=template, sep=sep, end=end)

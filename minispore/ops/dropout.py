@@ -1,7 +1,7 @@
 """Dropout: a random keep-mask primitive, and the dropout function that scales by it."""
+from ..core import seed as random_state
 from . import batching as B
 from . import functional as F
-from . import random
 from .arguments import as_tensor, op_error
 from .primitive import OpTypeError, Primitive
 
@@ -9,7 +9,7 @@ __all__ = ["dropout"]
 
 
 def _dropout_mask_impl(xp, x, p, seed):
-    keep = random.get_generator(seed).random(x.shape) >= p
+    keep = random_state.get_generator(seed).random(x.shape) >= p
     return xp.asarray(keep / (1.0 - p), dtype=x.dtype)
 
 
@@ -31,7 +31,7 @@ dropout_mask = Primitive(
 def dropout(input, p=0.5, training=True, seed=None):
     """Zero each element with probability p and scale the rest by 1 / (1 - p) (training only).
 
-    The mask comes from the generator `ms.set_seed` seeds (ops.random); `seed` gives this call
+    The mask comes from the generator `ms.set_seed` seeds (core.seed); `seed` gives this call
     site a stream of its own. The gradient is dout * mask / (1 - p).
 
         >>> ops.dropout(ms.Tensor(np.ones(4, np.float32)), p=0.5).asnumpy().tolist()  # random

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from ..runtime.dtype import is_float_np
+from ..core.dtype import is_float_np
 from . import functional as F
 from . import infer as I
 from .primitive import Primitive

@@ -10,12 +10,20 @@ import builtins
 
 import numpy as np
 
-from ..runtime import device
-from ..runtime.dtype import promote_np, scalar_np_dtype, to_np
-from ..runtime.tensor import Tensor
+from ..context import device
+from ..core.dtype import promote_np, scalar_np_dtype, to_np
+from ..core.tensor import Tensor
 from .infer import normalize_axis
-from .primitive import (REGISTRY, OpError, OpShapeError, OpTypeError, aval_of, bind, bind_positional,
-                        with_context)
+from .primitive import (
+    REGISTRY,
+    OpError,
+    OpShapeError,
+    OpTypeError,
+    aval_of,
+    bind,
+    bind_positional,
+    with_context,
+)
 
 # shadowed below by ops.max / ops.sum / ops.all
 _py_max, _py_sum, _py_all = builtins.max, builtins.sum, builtins.all
@@ -34,7 +42,7 @@ def _to_dtype(x, dtype):
 
 
 def promote(x, y):
-    """x and y converted to their common dtype (MindSpore's rules, see runtime.dtype)."""
+    """x and y converted to their common dtype (MindSpore's rules, see core.dtype)."""
     dx, dy = _np_dtype_of(x), _np_dtype_of(y)
     if dx is not None and dy is not None:
         target = promote_np(dx, dy)
@@ -82,6 +90,7 @@ def _binary(prim):
 # Every primitive is an op under its own name; the definitions below refine some of them.
 globals().update(REGISTRY)
 from . import array, elementwise, linalg, reduce  # noqa: E402,F401  (fill the registry)
+
 globals().update(REGISTRY)
 
 for _name in ("add", "sub", "mul", "div", "floor_div", "floor_mod", "pow", "maximum", "minimum",
@@ -504,14 +513,12 @@ def pad(x, paddings, value=0):
 
 def getitem(x, index):
     """x[index] (ints, slices, None, ..., integer/bool tensors and lists)."""
-    from .indexing import parse_index
     spec, tensors = parse_index(index)
     return bind(REGISTRY["getitem"], x, *tensors, index=spec)
 
 
 def setitem(x, index, value):
     """A copy of x with x[index] = value (Tensor.__setitem__ adopts it in place)."""
-    from .indexing import parse_index
     spec, tensors = parse_index(index)
     value = _to_dtype(value, x._data.dtype)
     return bind(REGISTRY["setitem"], x, value, *tensors, index=spec)
@@ -625,8 +632,8 @@ def size(x):
     return x.size
 
 
+from .clip import clip_by_global_norm, clip_by_norm, clip_by_value  # noqa: E402,F401
+from .debug import print_values  # noqa: E402,F401  (registers the graph print op)
+from .indexing import parse_index
 from .nn import *  # noqa: E402,F401,F403  (nn primitives and composites: conv, pool, softmax, losses)
 from .state import assign, assign_add, assign_sub, depend  # noqa: E402,F401
-from .debug import print_values  # noqa: E402,F401  (registers the graph print op)
-from .control_flow import while_loop  # noqa: E402,F401  (registers the graph loop ops)
-from .clip import clip_by_global_norm, clip_by_norm, clip_by_value  # noqa: E402,F401

@@ -6,8 +6,8 @@ as a positional input (so it can be symbolic in Graph mode and differentiable-fr
 """
 import numpy as np
 
-from ..runtime import device
-from ..runtime.tensor import Tensor
+from ..context import device
+from ..core.tensor import Tensor
 
 
 def parse_index(index):

@@ -1,7 +1,7 @@
 """Shape/dtype rules shared by families of primitives (JAX's `standard_naryop` idea)."""
 import numpy as np
 
-from ..runtime.dtype import is_float_np, promote_np
+from ..core.dtype import is_float_np, promote_np
 from .primitive import Aval, OpShapeError, OpTypeError
 
 FLOAT32 = np.dtype(np.float32)

@@ -2,13 +2,11 @@
 boundary for graph fusion)."""
 import numpy as np
 
-from ..grad.backward import needs_input_grad
-from ..runtime import blas, cublas
+from ..core import blas, cublas
 from . import batching as B
 from . import functional as F
 from . import infer as I
-from .primitive import Aval, OpShapeError, OpTypeError, Primitive, bind
-
+from .primitive import ALL, Aval, OpShapeError, OpTypeError, Primitive, bind
 
 # Either operand may be used transposed (its last two axes swapped): `transpose_a` /
 # `transpose_b`, as MindSpore's MatMul. BLAS takes a transposed operand at no cost, so Graph
@@ -45,10 +43,9 @@ def _product_grads(x, y, dout, want_x, want_y, transpose_a, transpose_b):
     return dx, dy
 
 
-def _matmul_bprop(x, y, out, dout, transpose_a=False, transpose_b=False):
+def _matmul_bprop(x, y, out, dout, transpose_a=False, transpose_b=False, *, needed=ALL):
     # a layer's input is often data: skip that product (half the backward's BLAS time)
-    return _product_grads(x, y, dout, needs_input_grad(0), needs_input_grad(1),
-                          transpose_a, transpose_b)
+    return _product_grads(x, y, dout, needed[0], needed[1], transpose_a, transpose_b)
 
 
 def _swapped_lanes(a, dim):
@@ -152,12 +149,13 @@ def _addmm_in_place(xp, c, a, b, alpha, transpose_a=False, transpose_b=False):
     return blas.addmm_into(c, a, b, alpha)
 
 
-def _addmm_bprop(c, a, b, alpha, out, dout, transpose_a=False, transpose_b=False):
-    want_a, want_b = needs_input_grad(1), needs_input_grad(2)
+def _addmm_bprop(c, a, b, alpha, out, dout, transpose_a=False, transpose_b=False, *,
+                 needed=ALL):
+    want_a, want_b = needed[1], needed[2]
     da, db = _product_grads(a, b, F.mul(dout, alpha) if want_a or want_b else None,
                             want_a, want_b, transpose_a, transpose_b)
-    product = matmul_flags(a, b, transpose_a, transpose_b) if needs_input_grad(3) else None
-    return (F.sum_to(dout, c.shape) if needs_input_grad(0) else None, da, db,
+    product = matmul_flags(a, b, transpose_a, transpose_b) if needed[3] else None
+    return (F.sum_to(dout, c.shape) if needed[0] else None, da, db,
             F.sum(F.mul(dout, product)) if product is not None else None)
 
 

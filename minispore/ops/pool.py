@@ -7,7 +7,7 @@ differentiates it, and average pooling (a convolution with a kernel of ones).
 """
 import numpy as np
 
-from ..runtime.tensor import Tensor
+from ..core.tensor import Tensor
 from . import batching as B
 from . import functional as F
 from .arguments import as_tensor, op_error

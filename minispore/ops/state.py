@@ -6,7 +6,7 @@ the variable holds the symbolic result until the graph ends, when the tracer tur
 updated variable into a graph output written back after a successful run (functionalised
 state: nothing is lost when a run raises).
 """
-from ..runtime.tensor import Tensor
+from ..core.tensor import Tensor
 from . import batching as B
 from . import functional as F
 from . import infer as I

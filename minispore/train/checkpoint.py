@@ -43,9 +43,10 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..nn.parameter import Parameter
-from ..runtime.dtype import ALL_TYPES, is_float_np
-from ..runtime.tensor import Tensor
+from ..core.dtype import ALL_TYPES, is_float_np
+from ..core.parameter import Parameter
+from ..core.tensor import Tensor
+from ..nn.cell import Cell
 
 __all__ = ["CheckpointError", "save_checkpoint", "load_checkpoint", "load_param_into_net"]
 
@@ -110,7 +111,6 @@ def _ckpt_path(ckpt_file_name):
 
 def _collect(save_obj, append_dict, choice_func):
     """(OrderedDict name -> little-endian numpy array, dict name -> str) to be saved."""
-    from ..nn.cell import Cell
     if isinstance(save_obj, Cell):
         pairs = [(p.name, p) for _, p in save_obj.parameters_and_names()]
     elif isinstance(save_obj, dict):
@@ -346,7 +346,6 @@ def load_param_into_net(net, parameter_dict, strict_load=False):
 
 
 def _load_into(net, parameter_dict, strict_load, source):
-    from ..nn.cell import Cell
     if not isinstance(net, Cell):
         raise TypeError(f"load_param_into_net: net must be a Cell, got {type(net).__name__}")
     if not isinstance(parameter_dict, dict):

@@ -11,7 +11,7 @@
 """
 import numpy as np
 
-from ..runtime.tensor import Tensor
+from ..core.tensor import Tensor
 
 __all__ = ["Metric", "Accuracy", "Loss", "MAE", "MSE", "get_metric_fn", "get_metrics"]
 

@@ -34,7 +34,10 @@ How the networks are built, as in MindSpore:
 """
 import sys
 
-from ..runtime.tensor import Tensor
+from .. import nn
+from ..amp import build_train_network
+from ..core.tensor import Tensor
+from ..nn.cell import Cell
 from .callback import CallbackList, CallbackParams, RunContext
 from .metrics import Loss, get_metrics
 from .monitors import ProgressBar
@@ -66,7 +69,6 @@ class Model:
 
     def __init__(self, network, loss_fn=None, optimizer=None, metrics=None, eval_network=None,
                  eval_indexes=None, amp_level="O0", boost_level="O0", **kwargs):
-        from ..nn.cell import Cell
         if not isinstance(network, Cell):
             raise TypeError(f"Model: network must be a Cell, got {type(network).__name__}")
         self._network = network
@@ -93,9 +95,7 @@ class Model:
         return self._eval_network
 
     def _build_train_network(self):
-        from .. import nn
         if self._optimizer is not None and (self._amp_level != "O0" or self._amp_options):
-            from ..amp import build_train_network
             return build_train_network(self._network, self._optimizer, self._loss_fn,
                                        self._amp_level, self._boost_level, **self._amp_options)
         if self._optimizer is not None:
@@ -119,7 +119,6 @@ class Model:
         if self._loss_fn is None:
             raise ValueError("Model: metrics need an evaluation network; give loss_fn (to build "
                              "WithEvalCell(network, loss_fn)) or eval_network")
-        from .. import nn
         return nn.WithEvalCell(self._network, self._loss_fn), [0, 1, 2]
 
     # ----- training -----

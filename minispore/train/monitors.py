@@ -15,7 +15,7 @@ import time
 import numpy as np
 from tqdm import tqdm
 
-from ..runtime.tensor import Tensor
+from ..core.tensor import Tensor
 from .callback import Callback
 
 __all__ = ["LossMonitor", "ProgressBar", "TimeMonitor"]

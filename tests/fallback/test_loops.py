@@ -1,5 +1,5 @@
 """Tensor-conditioned loops in Graph mode: `while`/`for range()` on tensors become one graph
-loop (ops.control_flow.while_loop) and compile whole; break/continue become flags; loops
+loop (ops.while_loop, compiler.graph_loop) and compile whole; break/continue become flags; loops
 that cannot be converted still run correctly through graph breaks that say why.
 
 Every case runs eagerly and compiled: values and gradients must match PyNative (which
@@ -14,8 +14,9 @@ from helpers import numeric_grad
 
 import minispore as ms
 from minispore import nn, ops
-from minispore.ops.control_flow import LoopCarryError, while_loop_p
-from minispore.runtime.codegen import numba_cpu
+from minispore.compiler.codegen import numba_cpu
+from minispore.compiler.loop_spec import LoopCarryError
+from minispore.ops.control_flow import while_loop_p
 
 
 @pytest.fixture(autouse=True)

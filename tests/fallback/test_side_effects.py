@@ -20,8 +20,9 @@ import pytest
 
 import minispore as ms
 from minispore import nn, ops
+from minispore.compiler import executable as executables
 from minispore.fallback.side_effects import SideEffectError
-from minispore.runtime import compile as jit_compile
+from minispore.graph_mode import jit_function as jit_module
 
 LOG = []
 COUNTS = {}
@@ -42,8 +43,8 @@ X = _t(1.0, -2.0, 3.0)
 def traces(monkeypatch):
     """Counts traces (a jitted function's Python runs only while it is traced). A Mock, not a
     function of this file: a counter here would itself be a side effect of the traced code."""
-    counting = mock.Mock(wraps=jit_compile.trace)
-    monkeypatch.setattr(jit_compile, "trace", counting)
+    counting = mock.Mock(wraps=jit_module.trace)
+    monkeypatch.setattr(jit_module, "trace", counting)
     return counting
 
 
@@ -481,7 +482,7 @@ def test_a_pure_function_replays_without_python(fn, traces):
         np.testing.assert_allclose(compiled(X).asnumpy(), fn(X).asnumpy(), rtol=1e-6)
     assert traces.call_count == 1
     assert ms.explain(compiled).compiled_whole
-    assert all(isinstance(exe, jit_compile.Executable) for exe in compiled.cache.values())
+    assert all(isinstance(exe, executables.Executable) for exe in compiled.cache.values())
 
 
 def test_a_pure_function_under_grad_replays(traces):
@@ -491,7 +492,7 @@ def test_a_pure_function_under_grad_replays(traces):
     want = ms.grad(lambda v: p_local_lists_and_dicts(v).sum())(X)
     np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-6)
     assert traces.call_count == 1
-    assert all(isinstance(exe, jit_compile.VjpExecutable) for exe in compiled.cache.values())
+    assert all(isinstance(exe, executables.VjpExecutable) for exe in compiled.cache.values())
 
 
 @pytest.mark.parametrize("training", [False, True], ids=["eval", "train"])

@@ -2,10 +2,9 @@
 in place or copy (`pytest --gpu`; skipped without a GPU)."""
 import numpy as np
 import pytest
-
-from minispore.runtime import cublas
-
 from gpu_env import GPU_MARKS
+
+from minispore.core import cublas
 
 pytestmark = GPU_MARKS
 

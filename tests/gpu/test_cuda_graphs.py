@@ -2,12 +2,11 @@
 (`pytest --gpu` on a machine with CuPy and an NVIDIA GPU; skipped elsewhere)."""
 import numpy as np
 import pytest
+from gpu_env import GPU_MARKS
+from graph_workloads import MLP, _classification_batch, compiled_train_step
 
 import minispore as ms
 from minispore import nn, ops
-
-from gpu_env import GPU_MARKS
-from graph_workloads import MLP, _classification_batch, compiled_train_step
 
 pytestmark = GPU_MARKS
 

@@ -14,22 +14,20 @@ import sys
 
 import numpy as np
 import pytest
-
-import minispore as ms
-from minispore.examples import digits
-from minispore.ops.primitive import REGISTRY
-from minispore.runtime import cache_dir, device
-from minispore.runtime.codegen import cuda_gpu
-
 from gpu_env import GPU_MARKS
 from graph_workloads import WORKLOADS
 from helpers import run_in_mode, to_numpy
+
+import minispore as ms
+from minispore.compiler.codegen import cuda_gpu
+from minispore.context import cache_dir, device
+from minispore.examples import digits
+from minispore.ops.primitive import REGISTRY
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.join(_HERE, "..", "ops"), os.path.join(_HERE, "..", "runtime")]
 import test_cuda_codegen as codegen_walk  # noqa: E402  (the walk and its inputs)
 import test_registry as registry  # noqa: E402  (SAMPLES and the vjp helpers)
-
 
 USER_CUPY_CACHE_DIR = os.environ.get("CUPY_CACHE_DIR")  # minispore keeps a user's choice
 pytestmark = GPU_MARKS

@@ -2,11 +2,10 @@
 agreement with each other and with vjp, aux outputs, errors, both modes."""
 import numpy as np
 import pytest
+from helpers import assert_close, run_in_mode, to_numpy
 
 import minispore as ms
 from minispore import Tensor, nn, ops
-
-from helpers import assert_close, run_in_mode, to_numpy
 
 RNG = np.random.default_rng(0)
 XA = RNG.standard_normal((2, 3))

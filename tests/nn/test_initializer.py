@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import minispore as ms
-from minispore.common import initializer as init
-from minispore.common.initializer import initializer
+from minispore.core import initializer as init
+from minispore.core.initializer import initializer
 
 
 def test_constant_initializers_and_dtypes():

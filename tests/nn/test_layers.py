@@ -3,10 +3,10 @@ import math
 
 import numpy as np
 import pytest
+from nn_checks import T, check_cell_grads, check_fn_grads
 
 import minispore as ms
 from minispore import nn, ops
-from nn_checks import T, check_cell_grads, check_fn_grads
 
 RNG = np.random.default_rng(0)
 

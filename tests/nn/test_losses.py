@@ -1,10 +1,10 @@
 """Loss Cells against numpy formulas, reductions, gradients, errors."""
 import numpy as np
 import pytest
+from nn_checks import T, check_fn_grads
 
 import minispore as ms
 from minispore import nn
-from nn_checks import T, check_fn_grads
 
 RNG = np.random.default_rng(1)
 

@@ -8,6 +8,7 @@ from optim_checks import assert_params_close, loss_of, make_params, reference, r
 
 import minispore as ms
 from minispore import Parameter, Tensor, nn, ops
+from minispore.context.interpreter import STATE
 from minispore.grad import tape
 
 @pytest.mark.parametrize("momentum, dampening, nesterov, weight_decay", [
@@ -275,7 +276,7 @@ def test_update_records_nothing_on_the_tape():
     params = make_params()
     opt = nn.Adam(params)
     grads = tuple(ops.ones_like(p) for p in params)
-    with (mock.patch.object(tape, "record", wraps=tape.record) as record,
+    with (mock.patch.object(STATE, "record", wraps=tape.record) as record,
           tape.recording(), tape.watching_parameters(params)):
         opt(grads)
         loss_of(params)

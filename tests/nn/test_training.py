@@ -1,10 +1,10 @@
 """Wrappers and whole training loops: the seed 000 and 004 examples, both modes."""
 import numpy as np
 import pytest
+from nn_checks import T
 
 import minispore as ms
 from minispore import Parameter, Tensor, nn
-from nn_checks import T
 
 RNG = np.random.default_rng(0)
 X = Tensor(RNG.standard_normal((16, 5)).astype(np.float32))

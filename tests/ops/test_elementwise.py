@@ -3,11 +3,10 @@ Primitive classes (ops.Add()...), in both modes."""
 import numpy as np
 import pytest
 import scipy.special
+from helpers import assert_close, run_in_mode
 
 import minispore as ms
 from minispore import ops
-
-from helpers import assert_close, run_in_mode
 
 RNG = np.random.default_rng(0)
 X = RNG.standard_normal((3, 4)).astype(np.float32)

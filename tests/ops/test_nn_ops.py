@@ -5,13 +5,12 @@ with float64 central differences on tiny shapes.
 """
 import numpy as np
 import pytest
+from helpers import assert_close, numeric_grad, run_in_mode
 
 import minispore as ms
 from minispore import ops
 from minispore.ops import conv, pool
 from minispore.ops.primitive import OpError
-
-from helpers import assert_close, numeric_grad, run_in_mode
 
 RNG = np.random.default_rng(0)
 
@@ -726,8 +725,9 @@ def test_class_index_losses_reject_labels_out_of_range(mode):
 
 def test_labels_out_of_range_on_a_device_give_a_nan_loss(monkeypatch):
     """Checking device labels would copy them to the host every step: a nan marks them."""
-    from minispore.runtime import device
     from runtime.fake_device import FakeNamespace, Transfers
+
+    from minispore.context import device
     fake = FakeNamespace()
     for name, value in (("_xp", fake), ("current_xp", fake), ("_scalars", {})):
         monkeypatch.setattr(device, name, value)

@@ -2,11 +2,10 @@
 against numpy, in both modes."""
 import numpy as np
 import pytest
+from helpers import assert_close, run_in_mode
 
 import minispore as ms
 from minispore import ops
-
-from helpers import assert_close, run_in_mode
 
 RNG = np.random.default_rng(0)
 X = RNG.standard_normal((2, 3, 4)).astype(np.float32)

@@ -33,12 +33,11 @@ from typing import NamedTuple
 
 import numpy as np
 import pytest
+from helpers import assert_close, numeric_grad, run_in_mode, to_numpy
 
 import minispore as ms
 from minispore.ops.indexing import parse_index
 from minispore.ops.primitive import REGISTRY, Aval, OpError, aval_of
-
-from helpers import assert_close, numeric_grad, run_in_mode, to_numpy
 
 
 class Sample(NamedTuple):
@@ -312,7 +311,7 @@ SAMPLES = {
 
 def loop_spec(cond, body, carried, invariants=()):
     """A LoopSpec (the while_loop attribute) for cond/body of (*carried, *invariants)."""
-    from minispore.ops.control_flow import trace_loop
+    from minispore.compiler.loop_spec import trace_loop
     avals = [[Aval(shape, np.dtype(dtype)) for shape, dtype in group]
              for group in (carried, invariants)]
     spec, read_outside = trace_loop(cond, body, *avals, where="test_registry.py")

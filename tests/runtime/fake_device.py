@@ -20,7 +20,7 @@ import types
 
 import numpy as np
 
-from minispore.runtime.codegen import cuda_gpu
+from minispore.compiler.codegen import cuda_gpu
 
 # A stand-in for an installed library (CuPy): its transfer counters are its own state, not a
 # Python side effect of the traced functions that use it (see fallback/side_effects.py).

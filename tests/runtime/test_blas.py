@@ -5,10 +5,9 @@ import sys
 
 import numpy as np
 import pytest
-
-from minispore.runtime import blas
-
 from helpers import assert_close
+
+from minispore.core import blas
 
 LARGE = (96, 200, 300)  # (m, k, n): 5.8M multiply-adds, past blas.MIN_MACS
 SMALL = (3, 4, 5)
@@ -69,7 +68,7 @@ def test_zen4_gets_the_avx2_kernels_and_other_cpus_keep_openblas_choice():
 
 
 def _core_in_subprocess(**env):
-    code = "from minispore.runtime import blas; print(blas.core_name())"
+    code = "from minispore.core import blas; print(blas.core_name())"
     done = subprocess.run([sys.executable, "-c", code], env={**os.environ, **env},
                           capture_output=True, text=True, check=True)
     return done.stdout.strip()

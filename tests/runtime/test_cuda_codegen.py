@@ -18,18 +18,17 @@ import sys
 
 import numpy as np
 import pytest
-
-import minispore as ms
-from minispore.ops.primitive import REGISTRY, Aval, OpError
-from minispore.runtime import cache_dir, cublas, device
-from minispore.runtime import compile as compile_module
-from minispore.runtime.codegen import cuda_gpu, cuda_graph
-from minispore.runtime.executor import Program, interpreted_steps
-from minispore.runtime.fuse import FusedGroup, partition
-from minispore.runtime.ir import Graph, Node, Var
-
 from fake_device import HOST_SHIMS, HostElementwiseKernel, elementwise_loop, fake_cupy_modules
 from graph_workloads import WORKLOADS
+
+import minispore as ms
+from minispore.compiler import codegen
+from minispore.compiler.codegen import cuda_gpu, cuda_graph
+from minispore.compiler.fuse import FusedGroup, partition
+from minispore.context import cache_dir, device
+from minispore.core import cublas
+from minispore.core.ir import Graph, Node, Var
+from minispore.ops.primitive import REGISTRY, Aval, OpError
 
 NVCC = shutil.which("nvcc")
 GXX = shutil.which("g++")
@@ -45,12 +44,14 @@ def _workload_groups():
     their primitive impls, fast; their partition is what a device's codegen would get)."""
     graphs = []
 
-    def record(graph, donations=()):
+    lower = codegen.lower
+
+    def record(graph, items, target, donations=()):
         graphs.append(graph)
-        return Program(graph, interpreted_steps, donations), None
+        return lower(graph, graph.nodes, None, donations)  # every node runs its impl
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(compile_module, "lower", record)
+        patch.setattr(codegen, "lower", record)
         for run in WORKLOADS.values():
             for dtype in (np.float32, np.float64):
                 run(dtype)
@@ -350,7 +351,7 @@ def test_cuda_lowering_builds_no_kernel_before_its_first_call():
     graph.inputs = [x]
     graph.nodes = [Node(REGISTRY["exp"], [x], {}, [t]), Node(REGISTRY["neg"], [t], {}, [u])]
     graph.outputs = [u]
-    program, source = cuda_gpu.lower(graph)
+    program, source = codegen.lower(graph, partition(graph), codegen._GPU)
     (step,) = program.steps
     assert isinstance(step.fn, cuda_gpu.CudaGroupStep) and step.fn.kernel is None
     assert "const float t0 = ms_exp(a0);" in source

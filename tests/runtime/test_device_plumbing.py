@@ -5,13 +5,13 @@ run models on it and must give the CPU's values, copying only where the user ask
 """
 import numpy as np
 import pytest
+from fake_device import DeviceArray, FakeNamespace, Transfers
+from graph_workloads import WORKLOADS
 
 import minispore as ms
 from minispore import nn, ops
-from minispore.runtime import cublas, device
-
-from fake_device import DeviceArray, FakeNamespace, Transfers
-from graph_workloads import WORKLOADS
+from minispore.context import device
+from minispore.core import cublas
 
 
 @pytest.fixture

@@ -2,12 +2,11 @@
 nothing but the Parameter holds that buffer, and never when anything else could see it."""
 import numpy as np
 import pytest
+from graph_workloads import compiled_train_step
+from helpers import assert_close
 
 import minispore as ms
 from minispore import nn, ops
-
-from graph_workloads import compiled_train_step
-from helpers import assert_close
 
 IN, OUT, BATCH = 256, 256, 128  # the weight's gradient GEMM is past blas.MIN_MACS
 

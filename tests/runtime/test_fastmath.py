@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 import scipy.special as sps
 
-from minispore.runtime.codegen import fastmath
+from minispore.compiler.codegen import fastmath
 
 DTYPES = ("float32", "float64")
 _WIDE_LONGDOUBLE = np.finfo(np.longdouble).nmant > np.finfo(np.float64).nmant

@@ -10,10 +10,10 @@ import pytest
 
 import minispore as ms
 from minispore import ops
+from minispore.compiler.codegen import numba_cpu
+from minispore.compiler.fuse import FusedGroup, partition
+from minispore.core.ir import Graph, Node, Var
 from minispore.ops.primitive import REGISTRY
-from minispore.runtime.codegen import numba_cpu
-from minispore.runtime.fuse import FusedGroup, partition
-from minispore.runtime.ir import Graph, Node, Var
 
 TOLERANCE = {np.float32: {"rtol": 2e-6, "atol": 1e-6}, np.float64: {"rtol": 1e-13, "atol": 1e-13}}
 

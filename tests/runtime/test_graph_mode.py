@@ -7,8 +7,8 @@ import pytest
 
 import minispore as ms
 from minispore import nn, ops
-from minispore.runtime import cache_dir
-from minispore.runtime.codegen import numba_cpu
+from minispore.compiler.codegen import numba_cpu
+from minispore.context import cache_dir
 
 
 def _t(*values):
@@ -85,8 +85,8 @@ def test_changed_global_recompiles():
 
 
 def test_recompile_limit_warns_and_keeps_serving(caplog, monkeypatch):
-    from minispore.runtime import compile as compile_module
-    monkeypatch.setattr(compile_module, "RECOMPILE_LIMIT", 3)
+    from minispore.graph_mode import jit_function as jit_module
+    monkeypatch.setattr(jit_module, "RECOMPILE_LIMIT", 3)
     f = ms.jit(lambda x: x * 2)
     with caplog.at_level(logging.WARNING, logger="minispore.jit"):
         for n in range(1, 6):
@@ -153,8 +153,8 @@ def test_save_graphs_dumps_ir_dot_and_kernels(tmp_path):
 
 
 def test_passes_fold_cse_and_dce():
-    from minispore.runtime import passes
-    from minispore.runtime.compile import trace
+    from minispore.compiler import passes
+    from minispore.compiler.trace import trace
 
     def f(x):
         unused = ops.exp(x)  # noqa: F841  (dead)

@@ -1,17 +1,17 @@
 """Graph passes that remove steps (views of views, GEMM epilogues) and the hand-written
-numba kernels (CpuKernel) that Graph mode runs for softmax-like primitives."""
+numba kernels (codegen.cpu_kernels) that Graph mode runs for softmax-like primitives."""
 import numpy as np
 import pytest
+from helpers import assert_close
 
 import minispore as ms
 from minispore import ops
+from minispore.compiler import passes
+from minispore.compiler.codegen import numba_cpu
+from minispore.compiler.codegen.cpu_kernels import CPU_KERNELS
+from minispore.compiler.trace import trace
+from minispore.core.ir import Node, Var
 from minispore.ops.primitive import REGISTRY
-from minispore.runtime import passes
-from minispore.runtime.codegen import numba_cpu
-from minispore.runtime.compile import trace
-from minispore.runtime.ir import Node, Var
-
-from helpers import assert_close
 
 
 def _optimized(fn, *arrays):
@@ -145,7 +145,7 @@ KERNEL_CASES = {
 
 
 def test_every_primitive_with_a_kernel_has_cases_here():
-    with_kernels = {name for name, prim in REGISTRY.items() if prim.kernel is not None}
+    with_kernels = {prim.name for prim in CPU_KERNELS}
     assert with_kernels == set(KERNEL_CASES)
 
 

@@ -6,8 +6,8 @@ import pytest
 
 import minispore as ms
 from minispore import nn
-from minispore.train import checkpoint as ckpt
 from minispore.train import CheckpointError, load_checkpoint, load_param_into_net, save_checkpoint
+from minispore.train import checkpoint as ckpt
 
 
 class Inner(nn.Cell):

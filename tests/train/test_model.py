@@ -7,8 +7,16 @@ import pytest
 import minispore as ms
 import minispore.dataset as ds
 from minispore import nn, ops
-from minispore.train import (Callback, CheckpointConfig, LossMonitor, Model, ModelCheckpoint,
-                             TimeMonitor, load_checkpoint, load_param_into_net)
+from minispore.train import (
+    Callback,
+    CheckpointConfig,
+    LossMonitor,
+    Model,
+    ModelCheckpoint,
+    TimeMonitor,
+    load_checkpoint,
+    load_param_into_net,
+)
 
 TRUE_W, TRUE_B = np.array([[2.0], [-3.0]], np.float32), 1.0
 

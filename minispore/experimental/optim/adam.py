@@ -4,7 +4,7 @@
     >>> opt = ms.experimental.optim.AdamW(ms.nn.Dense(3, 1).trainable_params(), lr=1e-3,
     ...                                   betas=(0.9, 0.999), weight_decay=0.01, amsgrad=True)
 """
-from ...nn.parameter import ParameterTuple
+from ...core.parameter import ParameterTuple
 from ...ops import functional as F
 from .optimizer import Optimizer, _hyper_parameter, number
 

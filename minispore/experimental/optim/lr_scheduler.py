@@ -19,8 +19,8 @@ import bisect
 import math
 
 from ...ops import functional as F
-from ...runtime.dtype import float32
-from ...runtime.tensor import Tensor
+from ...core.dtype import float32
+from ...core.tensor import Tensor
 from .optimizer import Optimizer
 
 

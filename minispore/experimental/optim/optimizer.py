@@ -19,10 +19,10 @@ from ...grad import tape
 from ...nn.cell import Cell
 from ...nn.optim.optimizer import checked_gradients
 from ...nn.optim.param_groups import check_parameters
-from ...nn.parameter import Parameter, ParameterTuple
+from ...core.parameter import Parameter, ParameterTuple
 from ...ops import functional as F
-from ...runtime.dtype import float32, int32
-from ...runtime.tensor import Tensor
+from ...core.dtype import float32, int32
+from ...core.tensor import Tensor
 
 
 class Optimizer(Cell):

@@ -1,6 +1,17 @@
 """Layers: Dense, Conv2d, pooling, normalisation, dropout, embedding, activations, containers."""
-from .activation import (ELU, GELU, LeakyReLU, LogSoftmax, ReLU, ReLU6, Sigmoid,  # noqa: F401
-                         SiLU, Softmax, Tanh, get_activation)
+from .activation import (  # noqa: F401
+                         ELU,
+                         GELU,
+                         LeakyReLU,
+                         LogSoftmax,
+                         ReLU,
+                         ReLU6,
+                         Sigmoid,
+                         SiLU,
+                         Softmax,
+                         Tanh,
+                         get_activation,
+)
 from .basic import Dense, Dropout, Embedding, Flatten  # noqa: F401
 from .container import CellList, SequentialCell  # noqa: F401
 from .conv import Conv2d  # noqa: F401

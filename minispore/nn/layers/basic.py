@@ -7,13 +7,13 @@
 """
 import math
 
-from ...common.initializer import HeUniform, Uniform, initializer
+from ...core.dtype import float32, to_type
+from ...core.initializer import HeUniform, Uniform, initializer
+from ...core.parameter import Parameter
+from ...core.tensor import Tensor
 from ...ops import functional as F
-from ...runtime.dtype import float32, to_type
-from ...runtime.tensor import Tensor
 from .. import validation as V
 from ..cell import Cell
-from ..parameter import Parameter
 from .activation import get_activation
 
 

@@ -8,9 +8,9 @@
 import math
 import numbers
 
-from ...common.initializer import HeUniform
+from ...core.dtype import float32, to_type
+from ...core.initializer import HeUniform
 from ...ops import functional as F
-from ...runtime.dtype import float32, to_type
 from .. import validation as V
 from ..cell import Cell
 from .basic import default_bias_init, make_weight

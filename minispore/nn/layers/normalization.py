@@ -10,8 +10,8 @@ BatchNorm keeps MindSpore's momentum convention: after a training step
 unbiased batch variance for moving_variance. In evaluation mode it normalises with the moving
 statistics.
 """
+from ...core.dtype import float32, to_type
 from ...ops import functional as F
-from ...runtime.dtype import float32, to_type
 from .. import validation as V
 from ..cell import Cell
 from .basic import make_weight

@@ -8,10 +8,10 @@
 Both count steps from 1 (s below), as MindSpore's do after incrementing global_step.
 """
 from ...ops import functional as F
-from ...runtime.dtype import float32
-from ...runtime.tensor import Tensor
+from ...core.dtype import float32
+from ...core.tensor import Tensor
 from .. import validation as V
-from ..parameter import Parameter, ParameterTuple
+from ...core.parameter import Parameter, ParameterTuple
 from .optimizer import Optimizer
 
 

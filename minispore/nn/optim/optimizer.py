@@ -30,13 +30,13 @@ and so does this one. Ungrouped, weight decay skips parameters whose name contai
 """
 import numbers
 
+from ...core.dtype import float32, int32
+from ...core.parameter import Parameter, ParameterTuple
+from ...core.tensor import Tensor
 from ...grad import tape
 from ...ops import functional as F
-from ...runtime.dtype import float32, int32
-from ...runtime.tensor import Tensor
 from .. import validation as V
 from ..cell import Cell
-from ..parameter import Parameter, ParameterTuple
 from .param_groups import parse_groups
 
 

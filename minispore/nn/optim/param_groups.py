@@ -13,7 +13,7 @@ in which gradients arrive (MindSpore's rules and keys).
 """
 from .. import validation as V
 from ..cell import Cell
-from ..parameter import Parameter
+from ...core.parameter import Parameter
 
 GROUP_KEYS = ("params", "lr", "weight_decay", "grad_centralization")
 

@@ -31,17 +31,19 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ...ops.families import P
+
 # numpy dtype name -> the C type CuPy uses for it in kernel parameters
 CTYPES = {"bool": "bool", "int8": "signed char", "uint8": "unsigned char", "int16": "short",
           "int32": "int", "int64": "long long", "float32": "float", "float64": "double"}
 
 # rows whose template, read as C, would not compute what numpy computes
 CUDA_TEMPLATES = {
-    "div": "div({0}, {1})",                # C's int / int truncates; numpy divides in float64
-    "floor_div": "floor_div({0}, {1})",    # Python's floor division (numpy's divmod for floats)
-    "floor_mod": "floor_mod({0}, {1})",    # Python's modulo: the sign of the divisor
-    "pow": "pow({0}, {1})",                # ** is not C
-    "bitwise_not": "invert({0})",          # ~true is -2 in C, still true as a bool
+    P.div: "div({0}, {1})",                # C's int / int truncates; numpy divides in float64
+    P.floor_div: "floor_div({0}, {1})",    # Python's floor division (numpy's divmod for floats)
+    P.floor_mod: "floor_mod({0}, {1})",    # Python's modulo: the sign of the divisor
+    P.pow: "pow({0}, {1})",                # ** is not C
+    P.bitwise_not: "invert({0})",          # ~true is -2 in C, still true as a bool
 }
 
 PREAMBLE = r"""
@@ -309,7 +311,7 @@ def render_kernel(group):
             names[v.id] = f"a{len(inputs)}"
             inputs.append((v.dtype.name, names[v.id]))
     for j, node in enumerate(group.nodes):
-        template = to_c(CUDA_TEMPLATES.get(node.prim.name, node.prim.expr), group.float_dtype)
+        template = to_c(CUDA_TEMPLATES.get(node.prim, node.prim.expr), group.float_dtype)
         cast = node.attrs.get("dtype")
         expr = template.format(*[names[v.id] for v in node.inputs],
                                dtype=f"static_cast<{ctype(cast)}>" if cast is not None else "")
@@ -439,10 +441,3 @@ class CudaGroupStep:
 def lower_group_cuda(group):
     """A CudaGroupStep for `group` (its kernel is built on the first call)."""
     return CudaGroupStep(group)
-
-
-def lower(graph):
-    """(Program, CUDA source of its kernels) for an optimised graph on the GPU."""
-    from . import lower_groups
-    from .cuda_graph import ReplayedProgram
-    return lower_groups(graph, lower_group_cuda, program_class=ReplayedProgram)

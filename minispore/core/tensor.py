@@ -5,15 +5,19 @@
     >>> (x * 2 + 1).sum(axis=1)
     Tensor(shape=[2], dtype=Float32, value= [ 8.00000000e+00,  1.60000000e+01])
 
-Every operator and method calls a function in `minispore.ops`, so a Tensor behaves the same
-in PyNative mode (values computed now) and while Graph mode traces (values symbolic).
+Every operator and method that computes is one call of a function in `minispore.ops`, so a
+Tensor behaves the same in PyNative mode (values computed now) and while Graph mode traces
+(values symbolic). This module holds the data and what reads it on the host; the operators
+and methods are attached by `ops.tensor_methods` (ops sit above core), item assignment by
+`grad.tape` (it rebinds the tensor's place on the tape), and initialisation from an
+initializer by `core.initializer`.
 """
 import numpy as np
 
+from ..context import device
 from ..context.interpreter import STATE
-from . import device
-from .ir import Var
 from .dtype import default_np_dtype, from_np, is_float_np, to_np
+from .ir import Var
 
 
 class Tensor:
@@ -34,8 +38,8 @@ class Tensor:
         if input_data is None:
             if shape is None:
                 raise ValueError("Tensor: give input_data, or shape and init")
-            from ..common.initializer import initializer
-            input_data = initializer(init if init is not None else "zeros", shape, dtype or "float32")
+            input_data = self._initial_values(init if init is not None else "zeros", shape,
+                                              dtype or "float32")
         self._data = _as_array(input_data, to_np(dtype))
         self._node = None
         if STATE.trace_stack:
@@ -75,18 +79,9 @@ class Tensor:
     def itemsize(self):
         return self._data.dtype.itemsize
 
-    @property
-    def T(self):
-        return F.transpose(self, tuple(range(self.ndim - 1, -1, -1)))
-
     # ----- host values -----
     def _host(self, reason):
-        """The numpy value; while tracing, asks the JIT fallback (a graph break or an error)."""
-        data = self._data
-        if is_symbolic(data):
-            from ..fallback.graph_break import host_value
-            return host_value(self, reason)
-        return device.to_host(data)
+        return host_value(self, reason)
 
     def asnumpy(self):
         """The values as a numpy array (a copy on GPU; shares memory on CPU)."""
@@ -151,213 +146,7 @@ class Tensor:
             return format(self.item(), spec)
         return str(self)
 
-    # ----- conversion -----
-    def astype(self, dtype):
-        return F.cast(self, dtype)
-
-    to = astype
-
-    def copy(self):
-        return F.identity(self)
-
-    # ----- arithmetic (each dunder is one ops.* call) -----
-    def __add__(self, other):
-        return F.add(self, other)
-
-    def __radd__(self, other):
-        return F.add(other, self)
-
-    def __sub__(self, other):
-        return F.sub(self, other)
-
-    def __rsub__(self, other):  # other - self
-        return F.sub(other, self)
-
-    def __mul__(self, other):
-        return F.mul(self, other)
-
-    def __rmul__(self, other):
-        return F.mul(other, self)
-
-    def __truediv__(self, other):
-        return F.div(self, other)
-
-    def __rtruediv__(self, other):
-        return F.div(other, self)
-
-    def __floordiv__(self, other):
-        return F.floor_div(self, other)
-
-    def __rfloordiv__(self, other):
-        return F.floor_div(other, self)
-
-    def __mod__(self, other):
-        return F.floor_mod(self, other)
-
-    def __rmod__(self, other):
-        return F.floor_mod(other, self)
-
-    def __pow__(self, other):
-        return F.pow(self, other)
-
-    def __rpow__(self, other):
-        return F.pow(other, self)
-
-    def __matmul__(self, other):
-        return F.matmul(self, other)
-
-    def __rmatmul__(self, other):
-        return F.matmul(other, self)
-
-    def __neg__(self):
-        return F.neg(self)
-
-    def __pos__(self):
-        return self
-
-    def __abs__(self):
-        return F.abs(self)
-
-    def __invert__(self):
-        return F.logical_not(self) if self.dtype.kind == "b" else F.bitwise_not(self)
-
-    def __and__(self, other):
-        return F.logical_and(self, other)
-
-    __rand__ = __and__
-
-    def __or__(self, other):
-        return F.logical_or(self, other)
-
-    __ror__ = __or__
-
-    def __lt__(self, other):
-        return F.less(self, other)
-
-    def __le__(self, other):
-        return F.less_equal(self, other)
-
-    def __gt__(self, other):
-        return F.greater(self, other)
-
-    def __ge__(self, other):
-        return F.greater_equal(self, other)
-
-    def __eq__(self, other):
-        return F.equal(self, other)
-
-    def __ne__(self, other):
-        return F.not_equal(self, other)
-
-    # ----- indexing -----
-    def __getitem__(self, index):
-        return F.getitem(self, index)
-
-    def __setitem__(self, index, value):
-        # Tensors are values in the IR: the update is functional, then this object adopts
-        # the result (data and autodiff node), as MindSpore's in-place setitem appears to.
-        # On the tape, a stand-in takes this object's old place, so the gradient reaches
-        # what it was computed from. (Ops that read this tensor before the update keep
-        # pointing at this object: differentiate through a value only after its updates.)
-        from ..grad.tape import take_place
-        before = Tensor._wrap(self._data)
-        take_place(before, self)
-        take_place(self, F.setitem(before, index, value))
-
-    # ----- methods -----
-    def reshape(self, *shape):
-        return F.reshape(self, _shape_arg(shape))
-
-    def view(self, *shape):
-        return F.reshape(self, _shape_arg(shape))
-
-    def transpose(self, *perm):
-        perm = _shape_arg(perm)
-        return F.transpose(self, perm if perm else tuple(range(self.ndim - 1, -1, -1)))
-
-    def expand_dims(self, axis):
-        return F.expand_dims(self, axis)
-
-    def squeeze(self, axis=None):
-        return F.squeeze(self, axis)
-
-    def flatten(self, order="C", *, start_dim=0, end_dim=-1):
-        return F.flatten(self, order, start_dim=start_dim, end_dim=end_dim)
-
-    def broadcast_to(self, shape):
-        return F.broadcast_to(self, shape)
-
-    def sum(self, axis=None, keep_dims=False, dtype=None):
-        out = F.sum(self, axis, keep_dims)
-        return out if dtype is None else out.astype(dtype)
-
-    def mean(self, axis=None, keep_dims=False):
-        return F.mean(self, axis, keep_dims)
-
-    def max(self, axis=None, keep_dims=False):
-        return F.amax(self, axis, keep_dims)
-
-    def min(self, axis=None, keep_dims=False):
-        return F.amin(self, axis, keep_dims)
-
-    def prod(self, axis=None, keep_dims=False):
-        return F.prod(self, axis, keep_dims)
-
-    def argmax(self, axis=None, keep_dims=False):
-        return F.argmax(self, axis, keep_dims)
-
-    def argmin(self, axis=None, keep_dims=False):
-        return F.argmin(self, axis, keep_dims)
-
-    def all(self, axis=None, keep_dims=False):
-        return F.all(self, axis, keep_dims)
-
-    def any(self, axis=None, keep_dims=False):
-        return F.any(self, axis, keep_dims)
-
-    def abs(self):
-        return F.abs(self)
-
-    def exp(self):
-        return F.exp(self)
-
-    def log(self):
-        return F.log(self)
-
-    def sqrt(self):
-        return F.sqrt(self)
-
-    def square(self):
-        return F.square(self)
-
-    def tanh(self):
-        return F.tanh(self)
-
-    def sigmoid(self):
-        return F.sigmoid(self)
-
-    def clip(self, xmin=None, xmax=None):
-        return F.clip(self, xmin, xmax)
-
-    def pow(self, exponent):
-        return F.pow(self, exponent)
-
-    def softmax(self, axis=-1):
-        return F.softmax(self, axis)
-
-    def std(self, axis=None, ddof=0, keep_dims=False):
-        return F.std(self, axis, ddof, keep_dims)
-
-    def var(self, axis=None, ddof=0, keep_dims=False):
-        return F.var(self, axis, ddof, keep_dims)
-
-    def norm(self, ord=None, axis=None, keep_dims=False):
-        return F.norm(self, ord, axis, keep_dims)
-
-    def matmul(self, other):
-        return F.matmul(self, other)
-
-    # ----- lazy initialisation (common.initializer returns tensors whose data comes later) -----
+    # ----- lazy initialisation (initializer returns tensors whose data comes later) -----
     init = None  # the Initializer that will fill a lazily initialised tensor
 
     @property
@@ -376,6 +165,18 @@ class Tensor:
         return self
 
 
+def host_value(tensor, reason):
+    """The numpy value of `tensor`; a symbolic one is asked of the trace it belongs to (the
+    JIT fallback then breaks the graph, or says why it cannot). `reason` names what asks."""
+    data = tensor._data
+    if is_symbolic(data):
+        if not STATE.trace_stack:
+            raise RuntimeError(f"{reason}: this tensor is symbolic (it was created while "
+                               f"tracing a Graph-mode function) and escaped its trace")
+        return STATE.trace_stack[-1].host_value(tensor, reason)
+    return device.to_host(data)
+
+
 def is_symbolic(data):
     """True for a tracer's symbolic value (Graph mode), False for a concrete array."""
     return getattr(data, "is_symbolic", False)
@@ -391,20 +192,13 @@ def _repr_value(a):
     return ("\n" if a.ndim >= 2 else " ") + body
 
 
-def _shape_arg(args):
-    """Accept both `t.reshape(2, 3)` and `t.reshape((2, 3))`."""
-    if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        return tuple(args[0])
-    return tuple(args)
-
-
 def _as_array(value, np_dtype):
     """An array in the current namespace holding `value`, with MindSpore's default dtypes."""
     xp = device.xp()
     if isinstance(value, Tensor):
         data = value._data
         if is_symbolic(data):
-            return data if np_dtype is None else F.cast(value, np_dtype)._data
+            return data if np_dtype is None else value.astype(np_dtype)._data
         return xp.array(data, dtype=np_dtype) if np_dtype is not None else xp.array(data)
     # numpy scalars (np.float64(2.0) is also a Python float) keep their dtype, as arrays do
     if isinstance(value, (bool, int, float)) and not isinstance(value, np.generic) \
@@ -438,7 +232,3 @@ def as_tensor(value, dtype=None):
     if isinstance(value, Tensor) and dtype is None:
         return value
     return Tensor(value, dtype)
-
-
-# Imported last: ops.functional itself imports Tensor from this module.
-from ..ops import functional as F  # noqa: E402

@@ -8,6 +8,8 @@ import types
 
 import numpy as np
 
+from ..core.cell_base import CellBase
+
 _SIMPLE = (int, float, str, bool, type(None), np.dtype, np.generic)
 
 
@@ -71,13 +73,7 @@ def snapshot(fn, args):
 
 
 def _is_cell(x):
-    global _Cell
-    if _Cell is None:  # nn imports the runtime: import it at first use
-        from ..nn.cell import Cell as _Cell
-    return isinstance(x, _Cell)
-
-
-_Cell = None
+    return isinstance(x, CellBase)
 
 
 _PARTS = ("argument structure or static arguments", "input shapes/dtypes",

@@ -16,19 +16,20 @@ Matmul, conv and other reductions are boundaries: they run on BLAS / numpy.
 """
 from dataclasses import dataclass, field
 
-from .dtype import is_float_np
+from ..core.dtype import is_float_np
+from ..ops.families import P
 
 MIN_GROUP_SIZE = 2  # a single op gains little from a kernel over numpy's own loop...
 # ...except select: np.where on a random mask runs ~8x slower than the kernel's branch-free
 # select (measured on ReLU's backward in the conv and MLP benchmarks); and a float sum (with
 # fuse_reductions): numpy's float32 sum with float32 dtype= costs ~4 us even on a (128, 10)
 # bias gradient, the kernel ~1.5 us, and a full or last-axis sum of 2^20 runs 2x faster
-WORTH_A_KERNEL_ALONE = {"select", "reduce_sum"}
+WORTH_A_KERNEL_ALONE = frozenset({P.select, P.reduce_sum})
 # numba's front end is superlinear in kernel size (measured: 121 ops 5.5 s, 241 ops 16 s,
 # 1000 ops > 4 min and > 10 GB); past this many ops a chain is split into several kernels
 MAX_GROUP_SIZE = 48
 # reductions a kernel can accumulate (codegen has the identity and combine step of each)
-FUSIBLE_REDUCTIONS = ("reduce_sum", "reduce_max", "reduce_min")
+FUSIBLE_REDUCTIONS = frozenset({P.reduce_sum, P.reduce_max, P.reduce_min})
 
 
 @dataclass
@@ -78,7 +79,7 @@ def _reduced_axes(node):
 def _fusible_reduction(node):
     x = node.inputs[0]
     # an empty max/min must raise as numpy does; over no axes a "reduction" is a copy
-    return (node.prim.name in FUSIBLE_REDUCTIONS and x.dtype.name in _KERNEL_FLOATS
+    return (node.prim in FUSIBLE_REDUCTIONS and x.dtype.name in _KERNEL_FLOATS
             and x.ndim > 0 and x.size > 0 and len(_reduced_axes(node)) > 0)
 
 
@@ -223,7 +224,7 @@ def _order(graph, groups, group_of):
         emitted.add(g)
         members = [graph.nodes[i] for i in groups[g]["members"]]
         if not groups[g]["fusible"] or (len(members) < MIN_GROUP_SIZE
-                                        and members[0].prim.name not in WORTH_A_KERNEL_ALONE):
+                                        and members[0].prim not in WORTH_A_KERNEL_ALONE):
             items.extend(members)
             return
         epilogue = [graph.nodes[i] for i in groups[g]["members"] if i in groups[g]["epilogue"]]

@@ -1,4 +1,5 @@
-"""Loss scale managers for Model and build_train_network (MindSpore's names and rules).
+"""Loss scale managers for Model and build_train_network (MindSpore's names and rules; also
+exported by minispore.train, as MindSpore's train.loss_scale_manager).
 
     >>> import minispore as ms
     >>> manager = ms.amp.DynamicLossScaleManager(init_loss_scale=2 ** 10, scale_window=100)

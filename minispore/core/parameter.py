@@ -12,7 +12,9 @@ that Graph mode can turn the update into a graph output).
 """
 import numpy as np
 
-from ..runtime.tensor import Tensor, _as_array
+from .dtype import from_np
+from .initializer import initializer
+from .tensor import Tensor, _as_array
 
 DEFAULT_NAME = "Parameter"  # a Cell renames a parameter still called this
 
@@ -73,7 +75,6 @@ class Parameter(Tensor):
         if isinstance(init, str) and init == "same":
             data = Tensor._wrap(self._data)
         else:
-            from ..common.initializer import initializer
             data = initializer(init, self.shape, self.dtype)
         clone = Parameter(data, self.name, self.requires_grad, self.layerwise_parallel)
         return clone
@@ -99,7 +100,6 @@ def _owned_array(value, np_dtype):
 
 
 def _type_name(np_dtype):
-    from ..runtime.dtype import from_np
     return str(from_np(np.dtype(np_dtype)))
 
 

@@ -7,20 +7,52 @@ Inputs of an op are classified once:
 * numpy arrays and Python scalars become constants.
 An op whose inputs are all constants (and that has no effect) is evaluated now: host code on
 constants folds into the graph as its result.
+
+Python asking for the value of a symbolic tensor (`float(t)`, `if t:`) reaches `host_value`.
+A trace that may break has a `breaks` object attached (fallback.graph_break), which runs the
+graph traced so far to answer; a trace without one (a loop body, a compiled backward) raises
+`HostReadInTrace`, which its caller turns into its own way out.
 """
 import weakref
+from contextlib import contextmanager
 
 import numpy as np
 
-from ..context.interpreter import Interpreter
-from ..nn.parameter import Parameter
-from ..ops.primitive import Aval, OpError, user_frame_summary, with_context
+from ..context import device
+from ..context.interpreter import STATE, Interpreter, using
+from ..core.dtype import is_float_np
+from ..core.eager import EAGER
+from ..core.errors import OpError, with_context
+from ..core.ir import Aval, Graph, Node, Var
+from ..core.parameter import Parameter
+from ..core.source import user_frame_summary
+from ..core.tensor import Tensor
 from ..grad import tape
-from . import device
-from .dtype import is_float_np
-from .eager import EAGER
-from .ir import Graph, Node, Var
-from .tensor import Tensor
+
+
+class HostReadInTrace(Exception):
+    """Python asked for a symbolic tensor's value in a trace that cannot break (see the module
+    docstring): `reason` says what asked, `location` the user's line."""
+
+    def __init__(self, reason, location):
+        super().__init__(f"{reason} at {location}")
+        self.reason, self.location = reason, location
+
+
+@contextmanager
+def tracing(tracer):
+    """Trace into `tracer` (the current interpreter) apart from any enclosing tape: the
+    caller's tape must not see symbolic values. Captured tensors get their data back after."""
+    saved = STATE.recording
+    STATE.recording = 0
+    STATE.trace_stack.append(tracer)
+    try:
+        with using(tracer):
+            yield tracer
+    finally:
+        STATE.trace_stack.pop()
+        STATE.recording = saved
+        tracer.restore()
 
 
 class TracingInterpreter(Interpreter):
@@ -32,17 +64,11 @@ class TracingInterpreter(Interpreter):
         # function): they are watched in place while tracing, like grad(weights=...) does
         self.watch_captured = watch_captured
         self._saved_nodes = {}
-        # graph breaks (fallback.graph_break): values known on the host, the start of the
-        # current segment, the tensors handed to user code (a live one may be read later)
-        self.known = {}          # var id -> concrete array
-        self.segment_start = 0
-        self.breaks = []         # BreakReports, in order
-        self.run_segment = None  # callable(Graph, input arrays) -> output arrays; None: no breaks
-        self.strict = False      # fullgraph=True: a break is an error
-        # id -> weakref: WeakSet would compare tensors with ==, which is elementwise here
-        self._handed_out = {}
         self.explicit = []       # (symbolic tensor, its input Var, the caller's tensor)
+        self.given = {}          # var id -> the host value of an explicit or captured input
         self._created = {}
+        self.breaks = None       # fallback.graph_break's state, when the trace may break
+        self._restored = False
 
     # ----- inputs -----
     def new_input(self, shape, dtype, source=None):
@@ -51,7 +77,7 @@ class TracingInterpreter(Interpreter):
         written back to `source` if the function assigns to it."""
         t = Tensor._wrap(Var(shape, dtype))
         if source is not None:
-            self.known[t._data.id] = source._data
+            self.given[t._data.id] = source._data
             self.explicit.append((t, t._data, source))
         return t
 
@@ -66,7 +92,7 @@ class TracingInterpreter(Interpreter):
             if entry is None:
                 entry = (x, Var(data.shape, data.dtype), data)
                 self.captured[id(x)] = entry
-                self.known[entry[1].id] = data
+                self.given[entry[1].id] = data
                 if self.watch_captured and is_float_np(data.dtype):
                     self._saved_nodes[id(x)] = x._node
                     x._node = tape.Node("captured", None, (), (x,))
@@ -104,9 +130,20 @@ class TracingInterpreter(Interpreter):
         self._created[id(tensor)] = weakref.ref(tensor)
 
     def hand_out(self, tensor):
-        """Remember a tensor given to user code: a graph break must keep its value."""
-        if self.run_segment is not None:
-            self._handed_out[id(tensor)] = weakref.ref(tensor)
+        """A tensor is given to user code: a graph break must keep its value."""
+        if self.breaks is not None:
+            self.breaks.hand_out(tensor)
+
+    # ----- host values -----
+    def host_value(self, tensor, reason):
+        """The concrete value of a symbolic tensor of this trace (see the module docstring)."""
+        if self.breaks is None:
+            raise HostReadInTrace(reason, user_frame_summary() or "<unknown>")
+        return self.breaks.host_value(self, tensor, reason)
+
+    def knows(self, var):
+        """Whether `var`'s value is on the host now (an input's, or one a break computed)."""
+        return var.id in self.given or (self.breaks is not None and self.breaks.knows(var))
 
     # ----- speculative tracing (both branches of a converted if) -----
     def checkpoint(self):
@@ -126,32 +163,6 @@ class TracingInterpreter(Interpreter):
             else:
                 tensor._data = original
                 del self.captured[key]
-
-    # ----- graph breaks -----
-    def cut_segment(self, name, outputs=None):
-        """The nodes since the last cut as a Graph whose inputs are the values they read from
-        earlier segments or captured tensors. Outputs: `outputs`, or every value of the
-        segment that user code may still read (live tensors, captured tensors' new values)."""
-        nodes = self.graph.nodes[self.segment_start:]
-        self.segment_start = len(self.graph.nodes)
-        produced = {o.id for n in nodes for o in n.outputs}
-        if outputs is None:
-            live = [r() for r in self._handed_out.values()]
-            candidates = [t._data for t in live if t is not None] + \
-                         [t._data for t, _, _ in self.captured.values()]
-            outputs = [v for v in candidates if isinstance(v, Var) and v.id in produced]
-        seg = Graph(name)
-        seg.nodes = nodes
-        seg.outputs = _unique(outputs)
-        used = [v for n in nodes for v in n.inputs] + seg.outputs
-        seg.inputs = _unique(v for v in used if v.const is None and v.id not in produced)
-        return seg
-
-    def materialize(self):
-        """Run the segment traced so far; its live values become known on the host."""
-        seg = self.cut_segment(f"{self.graph.name}_segment{len(self.breaks)}")
-        values = self.run_segment(seg, [self.known[v.id] for v in seg.inputs])
-        self.known.update((v.id, a) for v, a in zip(seg.outputs, values))
 
     # ----- the end of a trace -----
     def state_updates(self):
@@ -178,7 +189,11 @@ class TracingInterpreter(Interpreter):
 
     def restore(self):
         """Give every captured tensor its concrete data (and autodiff state) back; also runs
-        when tracing failed, so no Parameter is left holding a symbolic value."""
+        when tracing failed, so no Parameter is left holding a symbolic value. Once: state
+        written back after a restore (the end of a trace) must stay."""
+        if self._restored:
+            return
+        self._restored = True
         for key, (tensor, _, original) in self.captured.items():
             tensor._data = original
             if key in self._saved_nodes:
@@ -189,15 +204,6 @@ def _holds(table, tensor):
     """True if the id -> weakref table refers to this very tensor (ids are reused)."""
     ref = table.get(id(tensor))
     return ref is not None and ref() is tensor
-
-
-def _unique(vars_):
-    seen, out = set(), []
-    for v in vars_:
-        if v.id not in seen:
-            seen.add(v.id)
-            out.append(v)
-    return out
 
 
 def _is_constant(x):

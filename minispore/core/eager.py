@@ -6,9 +6,9 @@ input shapes/dtypes and the user's line.
 """
 import numpy as np
 
+from ..context import device
 from ..context.interpreter import Interpreter, set_default
-from . import device
-from .tensor import Tensor
+from ..core.tensor import Tensor
 
 _ndarray = np.ndarray
 

@@ -5,8 +5,10 @@ value; only nodes with an `effect` (state writes, random draws) are never merged
 """
 import numpy as np
 
-from .dtype import is_float_np
-from .ir import Graph, Var
+from ..core.dtype import is_float_np
+from ..core.ir import Graph, Node, Var
+from ..ops.linalg import transpose_attrs
+from ..ops.families import ASSIGNMENTS, IDENTITIES, JOINT, PRODUCTS, REDUCTIONS, P
 
 
 def optimize(graph):
@@ -20,7 +22,7 @@ def optimize(graph):
     graph = fold_transposes_into_products(graph)
     graph = fuse_matmul_epilogues(graph)
     graph = cse(graph)
-    graph = pair_losses_with_gradients(graph)
+    graph = fuse_joint_rows(graph)
     return dce(graph)
 
 
@@ -62,24 +64,24 @@ def _is_const_value(v, value):
 
 def _passthrough(node):
     """The input that `node` returns unchanged, or None."""
-    name, ins, out = node.prim.name, node.inputs, node.outputs[0] if node.outputs else None
-    if name in ("identity", "stop_gradient"):
+    prim, ins, out = node.prim, node.inputs, node.outputs[0] if node.outputs else None
+    if prim in IDENTITIES:
         return ins[0]
-    if name == "cast" and ins[0].dtype == out.dtype:
+    if prim is P.cast and ins[0].dtype == out.dtype:
         return ins[0]
-    if name in ("reshape", "broadcast_to") and ins[0].shape == out.shape:
+    if prim in (P.reshape, P.broadcast_to) and ins[0].shape == out.shape:
         return ins[0]
-    if name == "transpose" and node.attrs["perm"] == tuple(range(len(out.shape))):
+    if prim is P.transpose and node.attrs["perm"] == tuple(range(len(out.shape))):
         return ins[0]
     same = ins and ins[0].shape == out.shape and ins[0].dtype == out.dtype
-    if name in ("add", "sub") and same and _is_const_value(ins[1], 0):
+    if prim in (P.add, P.sub) and same and _is_const_value(ins[1], 0):
         return ins[0]
-    if name == "mul" and same and _is_const_value(ins[1], 1):
+    if prim is P.mul and same and _is_const_value(ins[1], 1):
         return ins[0]
-    if name in ("add", "mul") and len(ins) == 2 and ins[1].shape == out.shape and ins[1].dtype == out.dtype \
-            and _is_const_value(ins[0], 0 if name == "add" else 1):
+    if (prim in (P.add, P.mul) and len(ins) == 2 and ins[1].shape == out.shape
+            and ins[1].dtype == out.dtype and _is_const_value(ins[0], 0 if prim is P.add else 1)):
         return ins[1]
-    if name == "div" and same and _is_const_value(ins[1], 1):
+    if prim is P.div and same and _is_const_value(ins[1], 1):
         return ins[0]
     return None
 
@@ -87,7 +89,7 @@ def _passthrough(node):
 def _assigned_value(node):
     """An assign whose value already has the variable's shape and dtype is that value: the
     write itself happens when the graph's state outputs are written back."""
-    if node.prim.name == "assign":
+    if node.prim in ASSIGNMENTS:
         value, out = node.inputs[1], node.outputs[0]
         if value.shape == out.shape and value.dtype == out.dtype:
             return value
@@ -117,10 +119,10 @@ def absorb_broadcasts(graph):
             consumers.setdefault(v.id, []).append(node)
     outputs = {v.id for v in graph.outputs}
     for node in graph.nodes:
-        if node.prim.name not in ("broadcast_to", "reshape"):
+        if node.prim not in (P.broadcast_to, P.reshape):
             continue
         src, out = node.inputs[0], node.outputs[0]
-        if node.prim.name == "reshape" and not _only_adds_leading_ones(src.shape, out.shape):
+        if node.prim is P.reshape and not _only_adds_leading_ones(src.shape, out.shape):
             continue
         users = consumers.get(out.id, [])
         # each user must still produce the full shape: another of its inputs has it
@@ -137,15 +139,14 @@ def transpose_matmul_outputs(graph):
     """transpose(op_a(a) @ op_b(b)) -> op_b(b)^T @ op_a(a)^T, one product with its transpose
     flags flipped: the result comes out contiguous, so the kernels reading it need no copy.
     (The gradient of a (out, in) weight, as nn.Dense keeps it, has exactly this form.)"""
-    from ..ops.linalg import transpose_attrs
     producer, uses = _producers_and_uses(graph)
     for node in graph.nodes:
-        if node.prim.name != "transpose":
+        if node.prim is not P.transpose:
             continue
         src = node.inputs[0]
         mm = producer.get(src.id)
         rank = len(src.shape)
-        if (mm is None or mm.prim.name != "matmul" or node.attrs["perm"] != _last_axes_swap(rank)
+        if (mm is None or mm.prim is not P.matmul or node.attrs["perm"] != _last_axes_swap(rank)
                 or uses.get(src.id) != 1  # uses count graph outputs too
                 or any(len(v.shape) != rank for v in mm.inputs)):
             continue
@@ -160,16 +161,15 @@ def fold_transposes_into_products(graph):
     """matmul/addmm of transpose(x) (its last two axes swapped) reads x with the operand's
     transpose flag toggled: BLAS takes either layout, and the transpose step disappears (the
     weight of nn.Dense and every weight gradient's operand are such transposes)."""
-    from ..ops.linalg import transpose_attrs
     producer, _ = _producers_and_uses(graph)
     for node in graph.nodes:
-        operands = {"matmul": (0, 1), "addmm": (1, 2)}.get(node.prim.name)
+        operands = PRODUCTS.get(node.prim)
         if operands is None:
             continue
         flags = [node.attrs.get("transpose_a", False), node.attrs.get("transpose_b", False)]
         for k, i in enumerate(operands):
             view = producer.get(node.inputs[i].id)
-            if (view is not None and view.prim.name == "transpose"
+            if (view is not None and view.prim is P.transpose
                     and view.attrs["perm"] == _last_axes_swap(len(view.inputs[0].shape))):
                 node.inputs[i] = view.inputs[0]
                 flags[k] = not flags[k]
@@ -181,9 +181,6 @@ def _last_axes_swap(rank):
     return tuple(range(rank - 2)) + (rank - 1, rank - 2) if rank >= 2 else None
 
 
-_REDUCTIONS = ("reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_all", "reduce_any")
-
-
 def collapse_views(graph):
     """A view of a view is one view: transpose(transpose(x)) composes the permutations (none
     left when they cancel, as the transposes around a weight's gradient do), reshape(reshape(x))
@@ -191,19 +188,19 @@ def collapse_views(graph):
     the reduction without them. Each is a step fewer at run time."""
     producer, uses = _producers_and_uses(graph)
     for node in graph.nodes:
-        name = node.prim.name
-        if name not in ("transpose", "reshape"):
+        prim = node.prim
+        if prim not in (P.transpose, P.reshape):
             continue
         inner = producer.get(node.inputs[0].id)
         if inner is None or inner.prim.effect:
             continue
-        if name == "transpose" and inner.prim.name == "transpose":
+        if prim is P.transpose and inner.prim is P.transpose:
             outer_perm, inner_perm = node.attrs["perm"], inner.attrs["perm"]
             node.attrs = {"perm": tuple(inner_perm[p] for p in outer_perm)}
             node.inputs = [inner.inputs[0]]
-        elif name == "reshape" and inner.prim.name == "reshape":
+        elif prim is P.reshape and inner.prim is P.reshape:
             node.inputs = [inner.inputs[0]]
-        elif (name == "reshape" and inner.prim.name in _REDUCTIONS and inner.attrs.get("keep_dims")
+        elif (prim is P.reshape and inner.prim in REDUCTIONS and inner.attrs.get("keep_dims")
               and uses.get(node.inputs[0].id) == 1
               and _dropped_kept_axes(inner, node.outputs[0].shape)):
             inner.attrs = dict(inner.attrs, keep_dims=False)
@@ -229,26 +226,24 @@ def fuse_matmul_epilogues(graph):
     accumulates the product into c, and the pass that would read the product back to scale
     and add it disappears. SGD's update of a weight whose gradient is a product has exactly
     this form. The product and its scaling must have no other readers."""
-    from ..ops.primitive import REGISTRY
-    from .ir import Node
     producer, uses = _producers_and_uses(graph)
     nodes = []
     for node in graph.nodes:
-        match = _epilogue(node, producer, uses) if node.prim.name in ("add", "sub") else None
+        match = _epilogue(node, producer, uses) if node.prim in (P.add, P.sub) else None
         if match is not None:
             c, (a, b), attrs, scale = match
             dtype = node.outputs[0].dtype
-            if node.prim.name == "sub":
+            if node.prim is P.sub:
                 if scale is None or scale.const is not None:
                     value = -1 if scale is None else -scale.const
                     scale = Var((), dtype, const=np.asarray(value, dtype))
                 else:
                     negated = Var((), dtype)
-                    nodes.append(Node(REGISTRY["neg"], [scale], {}, [negated], node.loc))
+                    nodes.append(Node(P.neg, [scale], {}, [negated], node.loc))
                     scale = negated
             elif scale is None:
                 scale = Var((), dtype, const=np.asarray(1, dtype))
-            node.prim, node.attrs, node.inputs = REGISTRY["addmm"], attrs, [c, a, b, scale]
+            node.prim, node.attrs, node.inputs = P.addmm, attrs, [c, a, b, scale]
         nodes.append(node)
     graph.nodes = nodes
     return dce(graph)
@@ -261,7 +256,7 @@ def _epilogue(node, producer, uses):
     if not is_float_np(out.dtype):
         return None
     candidates = [(node.inputs[0], node.inputs[1])]
-    if node.prim.name == "add":
+    if node.prim is P.add:
         candidates.append((node.inputs[1], node.inputs[0]))
     for c, term in candidates:
         # a broadcast c (a bias) stays in the elementwise kernel that follows: there it costs
@@ -269,7 +264,7 @@ def _epilogue(node, producer, uses):
         if c.dtype != out.dtype or c.shape != out.shape or uses.get(term.id) != 1:
             continue
         scale, product = None, producer.get(term.id)
-        if product is not None and product.prim.name == "mul":
+        if product is not None and product.prim is P.mul:
             left, right = product.inputs
             for s, p in ((right, left), (left, right)):
                 if s.shape == () and s.dtype == out.dtype and uses.get(p.id) == 1:
@@ -277,7 +272,7 @@ def _epilogue(node, producer, uses):
                     break
             else:
                 continue
-        if (product is None or product.prim.name != "matmul"
+        if (product is None or product.prim is not P.matmul
                 or product.outputs[0].shape != out.shape
                 or any(len(v.shape) != 2 for v in product.inputs)):
             continue
@@ -285,33 +280,36 @@ def _epilogue(node, producer, uses):
     return None
 
 
-def pair_losses_with_gradients(graph):
-    """sparse_softmax_cross_entropy and its gradient on the same logits and labels (a training
-    step's loss and backward) become one sparse_softmax_cross_entropy_and_grad node, at the
-    loss's place: one kernel then reads each row of logits once for both. The gradient's
-    cotangent must be available there (a constant, an input, or computed before the loss)."""
-    from ..ops.primitive import REGISTRY
+def fuse_joint_rows(graph):
+    """Two nodes whose rows have a joint row (families.JOINT: a loss and its gradient) and
+    that read the same leading inputs with the same attributes become one node of the joint
+    row, at the first's place: its kernel reads the shared inputs once. The second's other
+    inputs must be available there (constants, inputs, or computed before the first)."""
     producer, _ = _producers_and_uses(graph)
     position = {id(node): i for i, node in enumerate(graph.nodes)}
-
-    def key(node):
-        return (node.inputs[0].id, node.inputs[1].id, tuple(sorted(node.attrs.items())))
-
-    losses = {key(n): n for n in graph.nodes if n.prim.name == "sparse_softmax_cross_entropy"}
-    for node in graph.nodes:
-        if node.prim.name != "sparse_softmax_cross_entropy_grad":
+    for (first_prim, second_prim), joint in JOINT.items():
+        firsts = {_shared_key(n, len(n.inputs)): n for n in graph.nodes if n.prim is first_prim}
+        if not firsts:
             continue
-        loss = losses.get(key(node))
-        dout_producer = producer.get(node.inputs[2].id)
-        if loss is None or loss.prim.multiple_results or (
-                dout_producer is not None and position[id(dout_producer)] > position[id(loss)]):
-            continue
-        loss.prim = REGISTRY["sparse_softmax_cross_entropy_and_grad"]
-        loss.inputs = list(node.inputs)
-        loss.outputs = [loss.outputs[0], node.outputs[0]]
-        node.prim = None
+        n_shared = len(next(iter(firsts.values())).inputs)  # a row's arity is fixed
+        for node in graph.nodes:
+            first = firsts.get(_shared_key(node, n_shared)) if node.prim is second_prim else None
+            if first is None or first.prim is not first_prim:  # (none, or already joined)
+                continue
+            late = [producer.get(v.id) for v in node.inputs[n_shared:]]
+            if any(p is not None and position[id(p)] > position[id(first)] for p in late):
+                continue
+            first.prim = joint
+            first.inputs = list(node.inputs)
+            first.outputs = [first.outputs[0], node.outputs[0]]
+            node.prim = None
     graph.nodes = [n for n in graph.nodes if n.prim is not None]
     return graph
+
+
+def _shared_key(node, n_shared):
+    """A node's first `n_shared` inputs and its attributes (what a joint row shares)."""
+    return tuple(v.id for v in node.inputs[:n_shared]), tuple(sorted(node.attrs.items()))
 
 
 def _producers_and_uses(graph):
@@ -338,7 +336,7 @@ def _value_key(v):
 
 def _cse_key(node):
     try:
-        key = (node.prim.name, tuple(_value_key(v) for v in node.inputs),
+        key = (node.prim, tuple(_value_key(v) for v in node.inputs),
                tuple(sorted(node.attrs.items())))
         hash(key)
         return key

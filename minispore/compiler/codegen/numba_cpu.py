@@ -14,6 +14,7 @@ on a background thread, then switches to the kernel (DESIGN.md: first calls must
 """
 import hashlib
 import importlib.util
+import logging
 import os
 import re
 import sys
@@ -21,8 +22,11 @@ import threading
 
 import numpy as np
 
-from ...runtime import cache_dir
+from ...context import cache_dir
+from ...ops.families import P
+from ...version import __version__
 from . import fastmath
+from .cpu_kernels import CPU_KERNELS
 
 KERNEL_FLAGS = "fastmath=_FLAGS, error_model='numpy', cache=True, nogil=True"
 # No 'afn'/'arcp': approximate sqrt and division would make Graph mode drift from PyNative
@@ -74,8 +78,8 @@ def _reductions(group):
 # dtype: numpy sums float32 pairwise, a float32 running sum over many elements drifts far from
 # that, and float64 partial sums (vector lanes, then rows) stay within float32 rounding of the
 # exact sum. max/min are exact in their own dtype and propagate nan, as numpy's do.
-_REDUCERS = {"reduce_sum": ("_acc_sum", "0"), "reduce_max": ("_acc_max", "-np.inf"),
-             "reduce_min": ("_acc_min", "np.inf")}
+_REDUCERS = {P.reduce_sum: ("_acc_sum", "0"), P.reduce_max: ("_acc_max", "-np.inf"),
+             P.reduce_min: ("_acc_min", "np.inf")}
 
 # The kernel's flags forbid reassociation (fastmath's range reductions depend on that), so a
 # plain `acc += x` is one serial chain that LLVM does not vectorise (measured 11x slower on a
@@ -109,7 +113,7 @@ _acc_min = _acc_llvm("llvm.minimum")
 
 
 def _accumulator_dtype(node, float_dtype):
-    return np.dtype(np.float64 if node.prim.name == "reduce_sum" else float_dtype)
+    return np.dtype(np.float64 if node.prim is P.reduce_sum else float_dtype)
 
 
 class LoopNest:
@@ -169,7 +173,7 @@ class _Accumulation:
     the loops, before / in / after the innermost loop, and after the loops."""
 
     def __init__(self, node, j, value, result, nest, float_dtype):
-        combine, identity = _REDUCERS[node.prim.name]
+        combine, identity = _REDUCERS[node.prim]
         dtype = f"np.{_accumulator_dtype(node, float_dtype).name}"
         acc, row, kept = f"acc{j}", f"row{j}", _index(nest.kept)
         value = f"{dtype}({value})"
@@ -299,9 +303,7 @@ _lock = threading.Lock()
 def _version_tag():
     global _VERSION_TAG
     if _VERSION_TAG is None:
-        import numba
-
-        from ... import __version__
+        import numba  # (not at import: numba's own start-up is ~0.4 s, paid on first compile)
         _VERSION_TAG = f"minispore {__version__} numba {numba.__version__} numpy {np.__version__}"
     return _VERSION_TAG
 
@@ -347,7 +349,6 @@ class TieredStep:
             self.kernel = kernel
         except Exception as e:  # noqa: BLE001  (whatever failed: run through numpy, say why once)
             self.failed = e
-            import logging
             logging.getLogger("minispore.jit").warning(
                 "%s failed to compile (%s: %s); running it through numpy", self.what,
                 type(e).__name__, e)
@@ -408,15 +409,15 @@ class PrimitiveStep(TieredStep):
     def __init__(self, node, source):
         super().__init__(source)
         self.node = node
+        self.call = CPU_KERNELS[node.prim].call
         self.what = f"the kernel of ops.{node.prim.name}"
 
     def _warm_up(self, kernel):
         self._run(kernel, [np.zeros(v.shape, v.dtype) for v in self.node.inputs], self.node.attrs)
 
     def _run(self, kernel, inputs, attrs):
-        prim = self.node.prim
-        out = prim.kernel.call(kernel, *inputs, **attrs)
-        return prim.impl(np, *inputs, **attrs) if out is NotImplemented else out
+        out = self.call(kernel, *inputs, **attrs)
+        return self.node.prim.impl(np, *inputs, **attrs) if out is NotImplemented else out
 
     def _numpy(self, xp, inputs, attrs):
         return self.node.prim.impl(xp, *inputs, **attrs)
@@ -432,7 +433,7 @@ def primitive_module(node):
         "import numpy as np", "import numba", "", f"_FLAGS = set({sorted(KERNEL_FASTMATH)!r})",
         f"KERNEL_FLAGS = dict({KERNEL_FLAGS})", f"DTYPE = np.{dtype.name}", "",
         fastmath.preamble(dtype.name).strip(), "", _ACCUMULATORS.strip(), "", "",
-        node.prim.kernel.source.strip(), ""])
+        CPU_KERNELS[node.prim].source.strip(), ""])
 
 
 class Compiler:
@@ -490,7 +491,9 @@ def lower_group(group, background=True):
 
 
 def lower_primitive(node, background=True):
-    """A PrimitiveStep for a node whose primitive has a CpuKernel, or None (no kernel for
-    its dtype: the impl runs)."""
+    """A PrimitiveStep for a node whose primitive has a CpuKernel, or None (no kernel, or none
+    for its dtype: the impl runs)."""
+    if node.prim not in CPU_KERNELS:
+        return None
     source = primitive_module(node)
     return None if source is None else _submit(PrimitiveStep(node, source), background)

@@ -13,7 +13,7 @@ import sys
 
 import numpy as np
 
-from . import device
+from ..context import device
 
 
 class Step:
@@ -161,10 +161,3 @@ def _failure(step, error):
     return RuntimeError(f"Graph mode: {step.label} failed at run time: "
                         f"{type(error).__name__}: {error}"
                         + (f"\n  at {step.loc}" if step.loc else ""))
-
-
-def interpreted_steps(graph):
-    """One step per node, running the primitive's impl (the tier without fused kernels)."""
-    for node in graph.nodes:
-        yield (node.prim.impl, node.inputs, node.outputs, node.attrs, node.prim.multiple_results,
-               f"ops.{node.prim.name}", node.loc)

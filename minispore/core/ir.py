@@ -8,13 +8,24 @@ is not. Every node records the user's source line, so errors and reports point a
       return (%2)
     }
 """
+import hashlib
 import itertools
+from typing import NamedTuple
 
 import numpy as np
 
 from .dtype import from_np
 
 _ids = itertools.count()
+
+
+class Aval(NamedTuple):
+    """Abstract value: what the tracer knows about a tensor (no values)."""
+    shape: tuple
+    dtype: np.dtype
+
+    def __str__(self):
+        return f"{from_np(self.dtype)}{list(self.shape)}"
 
 
 class Var:
@@ -124,7 +135,6 @@ class Graph:
 def structural_key(graph):
     """A hashable key equal for graphs that compute the same thing from inputs of the same
     shapes/dtypes (variable numbering and source lines ignored; constants by content)."""
-    import hashlib
     number = {}
 
     def ref(v):

@@ -1,4 +1,4 @@
-"""Tracing a graph loop: its condition and body as Graphs (a `LoopSpec`), compiled once.
+"""A graph loop's condition and body traced into Graphs (a `LoopSpec`), compiled once.
 
 `trace_loop` traces the condition and the body once each into a Graph of their own: inputs
 are the carried values, then the *invariants* (tensors the functions read from outside:
@@ -8,20 +8,23 @@ Carried values keep one shape and dtype on every iteration, or tracing raises
 objects it changes, effects on state, host reads) raises `CannotConvert`, and the loop runs
 in Python. A LoopSpec compiles its programs on first use: the condition, one step (body then
 condition), and for gradients the body split into a forward keeping residuals and a
-backward (see ops.control_flow for the primitives that run them).
+backward. The primitives that run a loop (ops.control_flow) only call a LoopSpec's methods.
 """
-import functools
 import weakref
-from contextlib import contextmanager
 
 import numpy as np
 
-from ..context.interpreter import STATE, using
-from ..runtime.dtype import default_np_dtype
-from ..runtime.ir import Graph, Node, Var, structural_key
-from ..runtime.tensor import Tensor
-from . import functional as F
-from .primitive import Aval
+from ..context import device
+from ..core.dtype import default_np_dtype
+from ..core.ir import Aval, Graph, Node, Var, structural_key
+from ..core.tensor import Tensor
+from ..grad import tape
+from ..grad.backward import backward
+from ..grad.vmap import vmap
+from ..ops import functional as F
+from .pipeline import compile_traced
+from .trace import split_forward_backward
+from .tracer import HostReadInTrace, TracingInterpreter, tracing
 
 
 class ControlFlowError(TypeError):
@@ -80,10 +83,8 @@ class LoopSpec:
         condition on its result as the last output: one program per iteration),
         "forward_step" (the same with the body's residuals before the condition) or
         "backward" (the body's backward, see _split_body)."""
-        from ..runtime import device
         key = (part, device.xp().__name__)
         if key not in self._programs:
-            from ..runtime.compile import compile_traced
             if part == "cond":
                 self._programs[key] = compile_traced(_copy(self.cond))
             elif part == "step":
@@ -94,6 +95,29 @@ class LoopSpec:
                     _then_condition(self, forward))
                 self._programs[("backward", key[1])] = compile_traced(backward)
         return self._programs[key]
+
+    def batched(self, in_axes, axis_size):
+        """The LoopSpec that runs every lane of this loop at once (its vmap rule): all lanes
+        loop while any lane's condition holds, and a lane whose condition is false keeps its
+        values (JAX's rule). in_axes: 0 for each batched input (carried values always are),
+        None for the others."""
+        k = self.n_carries
+        lane_cond = vmap(lambda *xs: replay(self.cond, xs)[0], in_axes=in_axes)
+        lane_body = vmap(lambda *xs: tuple(replay(self.body, xs)), in_axes=in_axes)
+
+        def cond_fn(*xs):
+            return F.any(lane_cond(*xs))
+
+        def body_fn(*xs):
+            running, new = lane_cond(*xs), lane_body(*xs)
+            return tuple(F.where(F.reshape(running, (axis_size,) + (1,) * (n.ndim - 1)), n, old)
+                         for n, old in zip(new, xs[:k]))
+
+        avals = [Aval(((axis_size,) if axis == 0 else ()) + tuple(a.shape), a.dtype)
+                 for a, axis in zip(self.input_avals, in_axes)]
+        spec, read = trace_loop(cond_fn, body_fn, avals[:k], avals[k:], self.where, self.names)
+        assert not read  # replayed graphs read nothing from outside
+        return spec
 
 
 _SPECS = weakref.WeakValueDictionary()
@@ -113,21 +137,6 @@ def _copy(graph):
 
 # ***** tracing a loop into a LoopSpec *****
 
-@contextmanager
-def _tracing(tracer):
-    """Trace into `tracer`, apart from any enclosing trace and tape."""
-    saved = STATE.recording
-    STATE.recording = 0
-    STATE.trace_stack.append(tracer)
-    try:
-        with using(tracer):
-            yield tracer
-    finally:
-        STATE.trace_stack.pop()
-        STATE.recording = saved
-        tracer.restore()
-
-
 def aval_of(t):
     return Aval(tuple(t.shape), np.dtype(t._data.dtype))
 
@@ -140,26 +149,20 @@ def number_dtype(x):
     return np.dtype(x.dtype) if isinstance(x, (np.bool_, np.number)) else default_np_dtype(x)
 
 
-@functools.cache
-def _loop_tracer_class():
-    from ..runtime.tracer import TracingInterpreter  # (imports nn, which imports ops)
+class LoopTracer(TracingInterpreter):
+    """A tracer that also remembers which Tensor objects held values of enclosing traces:
+    the loop node must take those very objects, which the tape tracks, not new wrappers."""
 
-    class LoopTracer(TracingInterpreter):
-        """A tracer that also remembers which Tensor objects held values of enclosing traces:
-        the loop node must take those very objects, which the tape tracks, not new wrappers."""
+    def __init__(self, name):
+        super().__init__(name)
+        self.outer_tensors = {}  # var id -> Tensor
 
-        def __init__(self, name):
-            super().__init__(name)
-            self.outer_tensors = {}  # var id -> Tensor
-
-        def var_of(self, x):
-            v = super().var_of(x)
-            if isinstance(x, Tensor) and x._data is v and (v.id not in self.outer_tensors
-                                                            or x._node is not None):
-                self.outer_tensors[v.id] = x
-            return v
-
-    return LoopTracer
+    def var_of(self, x):
+        v = super().var_of(x)
+        if isinstance(x, Tensor) and x._data is v and (v.id not in self.outer_tensors
+                                                        or x._node is not None):
+            self.outer_tensors[v.id] = x
+        return v
 
 
 class FunctionTrace:
@@ -167,8 +170,8 @@ class FunctionTrace:
     outside (free Vars of enclosing traces, concrete tensors it captured)."""
 
     def __init__(self, fn, args, placeholder_avals, name):
-        tracer = _loop_tracer_class()(name)
-        with _tracing(tracer):
+        tracer = LoopTracer(name)
+        with tracing(tracer):
             self.inputs = {i: tracer.new_input(a.shape, a.dtype) for i, a in placeholder_avals.items()}
             call_args = [self.inputs.get(i, a) for i, a in enumerate(args)]
             try:
@@ -176,7 +179,8 @@ class FunctionTrace:
             except (ControlFlowError, CannotConvert):
                 raise
             except Exception as e:  # noqa: BLE001  (the Python loop reproduces a real error)
-                report = getattr(e, "report", None) or (e.args[0] if e.args else None)
+                # a host read: the tracer's own error, or the fallback's report of it
+                report = e if isinstance(e, HostReadInTrace) else getattr(e, "report", None)
                 if hasattr(report, "location"):
                     raise CannotConvert(f"it reads a tensor value on the host "
                                         f"({report.reason} at {report.location})") from None
@@ -300,15 +304,11 @@ def _split_body(loop):
     residuals...); backward(residuals..., cotangents of float carried) -> one gradient per
     body input. The body is replayed under a tracer with the tape on, so its backward is the
     one autodiff engine's, as for a compiled jit call."""
-    from ..grad import tape
-    from ..grad.backward import backward
-    from ..runtime.compile import _split_forward_backward
-    from ..runtime.tracer import TracingInterpreter
     body, k = loop.body, loop.n_carries
     tracer = TracingInterpreter(body.name + "_vjp")
     floats = loop.float_inputs()
     carry_floats = [i for i in floats if i < k]
-    with _tracing(tracer), tape.recording():
+    with tracing(tracer), tape.recording():
         xs = [tracer.new_input(v.shape, v.dtype) for v in body.inputs]
         douts = [tracer.new_input(body.outputs[i].shape, body.outputs[i].dtype) for i in carry_floats]
         for i in floats:
@@ -323,17 +323,16 @@ def _split_body(loop):
         grad_vars = [None if by_input.get(i) is None else tracer.var_of(by_input[i])
                      for i in range(len(xs))]
     _freeze_captures(tracer)
-    fwd, bwd, _ = _split_forward_backward(joint, k, grad_vars, [d._data for d in douts])
+    fwd, bwd, _ = split_forward_backward(joint, k, grad_vars, [d._data for d in douts])
     return fwd, bwd
 
 
 def _then_condition(loop, graph):
     """graph (inputs: carried..., invariants...; outputs: next carried..., more...) with one
     more output: the loop condition on the next carried values."""
-    from ..runtime.tracer import TracingInterpreter
     k = loop.n_carries
     tracer = TracingInterpreter(graph.name + "_step")
-    with _tracing(tracer):
+    with tracing(tracer):
         xs = [tracer.new_input(v.shape, v.dtype) for v in graph.inputs]
         outs = replay(graph, xs)
         outs.append(replay(loop.cond, outs[:k] + xs[k:])[0])
@@ -347,6 +346,5 @@ def _then_condition(loop, graph):
 def _freeze_captures(tracer):
     """Concrete tensors a replay captured (values folded while tracing) become constants: a
     loop's programs take only the loop's own inputs."""
-    from ..runtime import device
     for _, var, data in tracer.captured.values():
         var.const = device.to_host(data)

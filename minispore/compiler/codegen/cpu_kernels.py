@@ -1,0 +1,223 @@
+"""Hand-written numba kernels that Graph mode runs on the CPU instead of a primitive's impl,
+keyed by primitive: for rows whose numpy impl is many small calls (softmax over a short axis:
+a dozen numpy calls, each costing more than the arithmetic). PyNative keeps the impl.
+
+A `CpuKernel`'s source is a module body defining `kernel`, decorated
+``@numba.njit(**KERNEL_FLAGS)``; numba_cpu pastes it after numpy, numba and the vectorisable
+math of `fastmath` (exp, log... of the first input's float dtype, named DTYPE; a kernel exists
+for float32 and float64), with `_acc_sum`/`_acc_max` to accumulate reductions.
+`call(kernel, *arrays, **attrs)` is the primitive's result computed with `kernel`, or
+NotImplemented where the kernel does not cover the inputs (the impl then runs).
+"""
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+from ...ops import sparse_cross_entropy as cross_entropy
+from ...ops.activation import log_softmax_p, softmax_p
+
+
+class CpuKernel(NamedTuple):
+    source: str
+    call: Callable
+
+
+# ***** softmax and log_softmax *****
+
+# Graph mode's kernel for both: one pass per row over the last axis, where numpy takes a dozen
+# calls (each dearer than the arithmetic on a classifier's (N, 10) logits). Sums accumulate
+# in float64; exp/log are the vectorisable ones of the kernel's dtype.
+# Row i of x shifted by its max and exponentiated into out: (max, float64 sum of the exps).
+# Shared with the cross-entropy kernels below.
+ROW_EXPS_SOURCE = """
+@numba.njit(inline="always", fastmath=_FLAGS, error_model="numpy")
+def row_exps(x, i, out):
+    top = x[i, 0]
+    for j in range(1, x.shape[1]):
+        top = _acc_max(top, x[i, j])
+    total = 0.0
+    for j in range(x.shape[1]):
+        e = exp(x[i, j] - top)
+        out[i, j] = e
+        total = _acc_sum(total, np.float64(e))
+    return top, total
+"""
+
+_ROWS_SOURCE = ROW_EXPS_SOURCE + """
+
+@numba.njit(**KERNEL_FLAGS)
+def kernel(x, out, take_log):
+    rows, n = x.shape
+    for i in range(rows):
+        top, total = row_exps(x, i, out)
+        if take_log:
+            shift = log(DTYPE(total))
+            for j in range(n):
+                out[i, j] = (x[i, j] - top) - shift
+        else:
+            scale = 1.0 / total
+            for j in range(n):
+                out[i, j] = DTYPE(out[i, j] * scale)
+"""
+
+
+def _rows_kernel(take_log):
+    def call(kernel, x, axis):
+        if x.ndim == 0 or axis != (x.ndim - 1,) or x.size == 0:
+            return NotImplemented
+        rows = np.ascontiguousarray(x).reshape(-1, x.shape[-1])
+        out = np.empty_like(rows)
+        kernel(rows, out, take_log)
+        return out.reshape(x.shape)
+    return CpuKernel(_ROWS_SOURCE, call)
+
+
+# ***** sparse softmax cross-entropy, its gradient, and both *****
+
+# Graph mode's kernel: each row's max, sum of exps and loss in one pass (the numpy impl is
+# about fifteen calls); it stops at the first label out of range, which the call reports.
+_SPARSE_CE_SOURCE = """
+@numba.njit(**KERNEL_FLAGS)
+def kernel(logits, labels, ignore_index, ignoring, losses):
+    n, c = logits.shape
+    total = 0.0
+    counted = 0
+    for i in range(n):
+        label = labels[i]
+        if ignoring and label == ignore_index:
+            losses[i] = 0
+            continue
+        if label < 0 or label >= c:
+            return total, counted, i
+        top = logits[i, 0]
+        for j in range(1, c):
+            top = _acc_max(top, logits[i, j])
+        sum_exp = 0.0
+        for j in range(c):
+            sum_exp = _acc_sum(sum_exp, np.float64(exp(logits[i, j] - top)))
+        loss = log(DTYPE(sum_exp)) - (logits[i, label] - top)
+        losses[i] = loss
+        total += loss
+        counted += 1
+    return total, counted, -1
+"""
+
+
+def _sparse_ce_kernel_call(kernel, logits, labels, ignore_index, reduction):
+    n, c = logits.shape
+    if n == 0 or c == 0:
+        return NotImplemented
+    losses = np.empty(n, logits.dtype)
+    total, counted, bad = kernel(np.ascontiguousarray(logits), np.ascontiguousarray(labels),
+                                 0 if ignore_index is None else ignore_index,
+                                 ignore_index is not None, losses)
+    if bad >= 0:
+        raise cross_entropy.label_error(c, ignore_index)
+    return cross_entropy.reduced_losses(losses, total, counted, reduction)
+
+
+
+
+# Graph mode's kernel: each row's softmax minus the label's one, scaled, in one pass (the
+# impl is about ten numpy calls); "mean" first counts the labels that count.
+_SPARSE_CE_GRAD_SOURCE = ROW_EXPS_SOURCE + """
+
+@numba.njit(**KERNEL_FLAGS)
+def kernel(logits, labels, ignore_index, ignoring, douts, mean, grad):
+    n, c = logits.shape
+    share = 0.0
+    if mean:  # douts holds one value, spread over the labels that count
+        counted = n
+        if ignoring:
+            counted = 0
+            for i in range(n):
+                counted += labels[i] != ignore_index
+        share = douts[0] / counted
+    for i in range(n):
+        label = labels[i]
+        if ignoring and label == ignore_index:
+            for j in range(c):
+                grad[i, j] = 0
+            continue
+        scale = share if mean else douts[min(i, douts.shape[0] - 1)]
+        total = row_exps(logits, i, grad)[1]
+        ratio = scale / total
+        for j in range(c):
+            grad[i, j] = DTYPE(grad[i, j] * ratio)
+        if 0 <= label < c:
+            grad[i, label] -= DTYPE(scale)
+"""
+
+
+def _sparse_ce_grad_kernel_call(kernel, logits, labels, dout, ignore_index, reduction):
+    n, c = logits.shape
+    if n == 0 or c == 0:
+        return NotImplemented
+    grad = np.empty((n, c), logits.dtype)
+    kernel(np.ascontiguousarray(logits), np.ascontiguousarray(labels),
+           0 if ignore_index is None else ignore_index, ignore_index is not None,
+           np.asarray(dout, np.float64).reshape(-1), reduction == "mean", grad)
+    return grad
+
+
+
+
+# Graph mode's kernel: both kernels above in one pass over each row
+_SPARSE_CE_AND_GRAD_SOURCE = ROW_EXPS_SOURCE + """
+
+@numba.njit(**KERNEL_FLAGS)
+def kernel(logits, labels, ignore_index, ignoring, douts, mean, losses, grad):
+    n, c = logits.shape
+    counted = n
+    if ignoring:
+        counted = 0
+        for i in range(n):
+            counted += labels[i] != ignore_index
+    share = douts[0] / counted if mean else 0.0
+    total = 0.0
+    for i in range(n):
+        label = labels[i]
+        if ignoring and label == ignore_index:
+            losses[i] = 0
+            for j in range(c):
+                grad[i, j] = 0
+            continue
+        if label < 0 or label >= c:
+            return total, counted, i
+        top, sum_exp = row_exps(logits, i, grad)
+        loss = log(DTYPE(sum_exp)) - (logits[i, label] - top)
+        losses[i] = loss
+        total += loss
+        scale = share if mean else douts[min(i, douts.shape[0] - 1)]
+        ratio = scale / sum_exp
+        for j in range(c):
+            grad[i, j] = DTYPE(grad[i, j] * ratio)
+        grad[i, label] -= DTYPE(scale)
+    return total, counted, -1
+"""
+
+
+def _sparse_ce_and_grad_kernel_call(kernel, logits, labels, dout, ignore_index, reduction):
+    n, c = logits.shape
+    if n == 0 or c == 0:
+        return NotImplemented
+    losses, grad = np.empty(n, logits.dtype), np.empty((n, c), logits.dtype)
+    total, counted, bad = kernel(
+        np.ascontiguousarray(logits), np.ascontiguousarray(labels),
+        0 if ignore_index is None else ignore_index, ignore_index is not None,
+        np.asarray(dout, np.float64).reshape(-1), reduction == "mean", losses, grad)
+    if bad >= 0:
+        raise cross_entropy.label_error(c, ignore_index)
+    return cross_entropy.reduced_losses(losses, total, counted, reduction), grad
+
+
+CPU_KERNELS = {
+    softmax_p: _rows_kernel(False),
+    log_softmax_p: _rows_kernel(True),
+    cross_entropy.sparse_softmax_cross_entropy:
+        CpuKernel(_SPARSE_CE_SOURCE, _sparse_ce_kernel_call),
+    cross_entropy.sparse_softmax_cross_entropy_grad:
+        CpuKernel(_SPARSE_CE_GRAD_SOURCE, _sparse_ce_grad_kernel_call),
+    cross_entropy.sparse_softmax_cross_entropy_and_grad:
+        CpuKernel(_SPARSE_CE_AND_GRAD_SOURCE, _sparse_ce_and_grad_kernel_call),
+}

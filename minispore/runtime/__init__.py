@@ -1,1 +1,0 @@
-"""Tensors, dtypes, devices and the interpreters that run primitives (eager now, traced later)."""
