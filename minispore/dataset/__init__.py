@@ -1,13 +1,57 @@
-"""minispore.dataset: in-memory and Python data sources, batching, shuffling, iterators.
+"""minispore.dataset: MindSpore's data pipelines - sources, steps, transforms, iterators.
 
     >>> import numpy as np
     >>> import minispore.dataset as ds
     >>> data = ds.NumpySlicesDataset({"x": np.ones((10, 3)), "y": np.arange(10)}).batch(4)
     >>> data.get_dataset_size(), data.get_col_names()
     (3, ['x', 'y'])
-"""
-from . import config  # noqa: F401
-from .engine import Dataset  # noqa: F401
-from .sources import GeneratorDataset, NumpySlicesDataset  # noqa: F401
 
-__all__ = ["Dataset", "GeneratorDataset", "NumpySlicesDataset", "config"]
+A pipeline as MindSpore's tutorials write it::
+
+    import minispore.dataset as ds
+    import minispore.dataset.vision as vision
+    import minispore.dataset.transforms as transforms
+
+    mnist = ds.MnistDataset("MNIST_Data/train", shuffle=True)
+    mnist = mnist.map([vision.Rescale(1 / 255, 0), vision.Normalize((0.1307,), (0.3081,)),
+                       vision.HWC2CHW()], input_columns="image", num_parallel_workers=2)
+    mnist = mnist.map(transforms.TypeCast(ms.int32), input_columns="label").batch(64)
+
+Sources (`sources/`) read rows; steps (`map` in mapping.py, `batch` in batching.py, the
+rest in steps.py) transform them; `iterators.py` turns rows into Tensors. `transforms`,
+`vision` and `text` hold the per-sample operations (numpy and Pillow underneath);
+`workers.py` runs steps in threads or processes; `samplers.py` picks and shards rows.
+"""
+import importlib
+
+from . import config  # noqa: F401
+from .batching import BatchInfo  # noqa: F401
+from .engine import Dataset  # noqa: F401
+from .samplers import (DistributedSampler, RandomSampler, Sampler, SequentialSampler,  # noqa: F401
+                       SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
+from .sources import (CSVDataset, Cifar10Dataset, Cifar100Dataset,  # noqa: F401
+                      FashionMnistDataset, GeneratorDataset, ImageFolderDataset, MnistDataset,
+                      NumpySlicesDataset, RandomDataset, Schema, Shuffle, TextFileDataset)
+
+__all__ = ["BatchInfo", "CSVDataset", "Cifar100Dataset", "Cifar10Dataset", "Dataset",
+           "DistributedSampler", "FashionMnistDataset", "GeneratorDataset",
+           "ImageFolderDataset", "MnistDataset", "NumpySlicesDataset", "RandomDataset",
+           "RandomSampler", "Sampler", "Schema", "SequentialSampler", "Shuffle",
+           "SubsetRandomSampler", "SubsetSampler", "TextFileDataset", "WeightedRandomSampler",
+           "config", "zip"]
+
+# imported on first use: vision needs Pillow, and `import minispore` should stay quick
+_SUBMODULES = ("transforms", "vision", "text")
+
+
+def __getattr__(name):
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def zip(datasets):  # noqa: A001  (MindSpore's name)
+    """The rows of a tuple of datasets side by side: `ds.zip((images, labels))`."""
+    if not isinstance(datasets, tuple) or len(datasets) < 1:
+        raise TypeError(f"dataset.zip: expected a tuple of Datasets, got {datasets!r}")
+    return datasets[0].zip(datasets[1:]) if len(datasets) > 1 else datasets[0]

@@ -1,4 +1,4 @@
-"""Dataset pipelines: a source, then batch / shuffle / map / repeat steps, then an iterator.
+"""Dataset pipelines: a source, then steps (map, batch, shuffle, repeat...), then an iterator.
 
     >>> import numpy as np
     >>> import minispore.dataset as ds
@@ -9,83 +9,243 @@
 Every step returns a new Dataset; nothing runs until a dataset is iterated. A row is a tuple
 of numpy arrays, one per column; iterators turn rows into Tensors at the end.
 
-Randomness: epoch k of a dataset draws every shuffle in its pipeline from one numpy
-Generator seeded with (seed, k), where seed is `config.get_seed()` and k counts the epochs
-started on that dataset object. So a run is reproducible, and every epoch gets a new order
-even when each epoch uses a fresh iterator.
+Randomness: epoch k of a pipeline is an `Epoch(seed, k)`, where seed is `config.get_seed()`
+and k counts the epochs started on the dataset object being iterated. Each step that draws
+(a shuffle, a sampler, a map's random transforms) seeds its own numpy Generator from (seed,
+k, its depth in the pipeline, its kind), so a run is reproducible, every epoch gets a new
+order even when each epoch uses a fresh iterator, the draws of one step do not depend on
+when another step ran, and ranks of a data-parallel job with the same seed agree on the
+shuffled order their shards are cut from.
 """
+import zlib
+
 import numpy as np
 
+from ..core.tensor import Tensor
 from . import config
+from .iterators import DictIterator, TupleIterator
 
-__all__ = ["Dataset", "BatchDataset", "ShuffleDataset", "MapDataset", "RepeatDataset"]
+__all__ = ["Dataset", "Epoch", "check_int", "column_names", "to_numpy"]
+
+
+class Epoch:
+    """One epoch of a pipeline: the seed and number every random choice in it derives from."""
+
+    def __init__(self, seed, number):
+        self.seed = seed
+        self.number = number
+
+    def key(self, node):
+        """The entropy for `node`'s draws this epoch (a list of ints for numpy's SeedSequence)."""
+        kind = zlib.crc32(type(node).__name__.encode())  # stable across processes, unlike hash()
+        return [self.seed, self.number, node._depth, kind]
+
+    def generator(self, node):
+        return np.random.default_rng(self.key(node))
 
 
 class Dataset:
-    """Base class of every dataset: the pipeline steps and the iterators.
+    """Base class of every dataset: the pipeline steps, the queries and the iterators.
 
-    Subclasses define `_epoch_rows(rng)`, a generator of one epoch's rows, and may define
-    `_known_size()` (rows per epoch, or None when only a full pass can tell).
+    Subclasses define `_epoch_rows(epoch)`, a generator of one epoch's rows (tuples of numpy
+    arrays), and may define `_known_size()` (rows per epoch, or None when only a full pass
+    can tell).
     """
 
-    def __init__(self, column_names, child=None):
+    def __init__(self, column_names, children=()):
         self._column_names = list(column_names)
-        self._child = child
+        self._children = list(children)
+        self._depth = 1 + max((c._depth for c in self._children), default=-1)
         self._epochs_started = 0
         self._size = None
 
     # ----- pipeline steps -----
-    def batch(self, batch_size, drop_remainder=False):
+    def map(self, operations, input_columns=None, output_columns=None, num_parallel_workers=None,
+            python_multiprocessing=False, **kwargs):
+        """Apply `operations` (a transform or callable, or a list of them, chained) to
+        `input_columns` of every row (default: the first column); the outputs of the last one
+        replace those columns, named `output_columns` (default: the input names).
+
+        `num_parallel_workers` workers (threads, or processes with `python_multiprocessing`)
+        transform blocks of rows while the consumer takes them in order; random transforms
+        draw the same numbers whatever the worker count (see `randomness`).
+
+            >>> import minispore.dataset.vision as vision                  # doctest: +SKIP
+            >>> data = data.map([vision.Decode(), vision.HWC2CHW()], "image",
+            ...                 num_parallel_workers=2)
+        """
+        from .mapping import MapDataset
+        return MapDataset(self, operations, input_columns, output_columns, num_parallel_workers,
+                          python_multiprocessing, **kwargs)
+
+    def batch(self, batch_size, drop_remainder=False, num_parallel_workers=None, **kwargs):
         """Stack every `batch_size` consecutive rows column by column (the last batch may be
-        smaller unless `drop_remainder`)."""
-        return BatchDataset(self, batch_size, drop_remainder)
+        smaller unless `drop_remainder`). `batch_size` may be a callable of a BatchInfo.
+        Keyword arguments: `per_batch_map(col_lists..., batch_info)`, `input_columns`,
+        `output_columns`, `python_multiprocessing` (see BatchDataset)."""
+        from .batching import BatchDataset
+        return BatchDataset(self, batch_size, drop_remainder, num_parallel_workers, **kwargs)
+
+    def padded_batch(self, batch_size, drop_remainder=False, num_parallel_workers=None,
+                     pad_info=None):
+        """`batch`, padding the rows of each column to one shape first: `pad_info` maps a
+        column to (shape or None, pad value); `{}` pads every column to its batch's largest
+        shape with 0; None pads nothing."""
+        from .batching import BatchDataset
+        return BatchDataset(self, batch_size, drop_remainder, num_parallel_workers,
+                            pad_info=pad_info)
+
+    def bucket_batch_by_length(self, column_names, bucket_boundaries, bucket_batch_sizes,
+                               element_length_function=None, pad_info=None,
+                               pad_to_bucket_boundary=False, drop_remainder=False):
+        """Batch rows of similar length together: a row goes to the bucket of its length
+        (boundaries [b0, b1, ...] make buckets [0, b0), [b0, b1), ..., [b_last, inf)), and a
+        bucket is padded and emitted when it holds its batch size."""
+        from .batching import BucketBatchByLengthDataset
+        return BucketBatchByLengthDataset(self, column_names, bucket_boundaries,
+                                          bucket_batch_sizes, element_length_function, pad_info,
+                                          pad_to_bucket_boundary, drop_remainder)
 
     def shuffle(self, buffer_size):
         """Shuffle through a buffer of `buffer_size` rows (> 1); a buffer as large as the
         dataset gives a uniform shuffle."""
+        from .steps import ShuffleDataset
         return ShuffleDataset(self, buffer_size)
 
-    def map(self, operations, input_columns=None, output_columns=None):
-        """Apply `operations` (a callable or a list of them, chained) to `input_columns`
-        (default: the first column) of every row; the outputs replace those columns, named
-        `output_columns` (default: the input names)."""
-        return MapDataset(self, operations, input_columns, output_columns)
-
-    def repeat(self, count):
-        """Run `count` epochs of this dataset as one."""
+    def repeat(self, count=None):
+        """Run `count` epochs of this dataset as one (None or -1: without end)."""
+        from .steps import RepeatDataset
         return RepeatDataset(self, count)
+
+    def take(self, count=-1):
+        """The first `count` rows (-1: all)."""
+        from .steps import TakeDataset
+        return TakeDataset(self, count)
+
+    def skip(self, count):
+        """All rows but the first `count`."""
+        from .steps import SkipDataset
+        return SkipDataset(self, count)
+
+    def filter(self, predicate, input_columns=None, num_parallel_workers=None):
+        """Keep the rows for which `predicate(*columns)` is true (`input_columns`: which
+        columns it gets, default all)."""
+        from .steps import FilterDataset
+        return FilterDataset(self, predicate, input_columns, num_parallel_workers)
+
+    def project(self, columns):
+        """Keep only `columns`, in that order."""
+        from .steps import ProjectDataset
+        return ProjectDataset(self, columns)
+
+    def rename(self, input_columns, output_columns):
+        """Rename columns `input_columns` to `output_columns`."""
+        from .steps import RenameDataset
+        return RenameDataset(self, input_columns, output_columns)
+
+    def zip(self, datasets):
+        """Rows side by side with those of `datasets` (a Dataset or a tuple of them); the
+        column names must differ; as many rows as the shortest."""
+        from .steps import ZipDataset
+        if isinstance(datasets, Dataset):
+            datasets = (datasets,)
+        if not isinstance(datasets, tuple) or not all(isinstance(d, Dataset) for d in datasets):
+            raise TypeError(f"Dataset.zip: expected a Dataset or a tuple of Datasets, got "
+                            f"{type(datasets).__name__}")
+        return ZipDataset((self, *datasets))
+
+    def concat(self, datasets):
+        """This dataset's rows, then those of `datasets` (a Dataset or a list); the same
+        columns everywhere. `a + b` is `a.concat(b)`."""
+        from .steps import ConcatDataset
+        if isinstance(datasets, Dataset):
+            datasets = [datasets]
+        if not isinstance(datasets, list) or not all(isinstance(d, Dataset) for d in datasets):
+            raise TypeError(f"Dataset.concat: expected a Dataset or a list of Datasets, got "
+                            f"{type(datasets).__name__}")
+        return ConcatDataset([self, *datasets])
+
+    def __add__(self, other):
+        return self.concat(other)
+
+    def split(self, sizes, randomize=True):
+        """Non-overlapping datasets of `sizes` rows (ints summing to the dataset size, or
+        fractions summing to 1, rounded as MindSpore does). `randomize` assigns rows to
+        splits by a permutation drawn once from the dataset seed; else the splits are
+        consecutive runs of rows."""
+        from .steps import split_dataset
+        return split_dataset(self, sizes, randomize)
+
+    def apply(self, apply_func):
+        """`apply_func(self)`, which must return a Dataset."""
+        dataset = apply_func(self)
+        if not isinstance(dataset, Dataset):
+            raise TypeError(f"Dataset.apply: apply_func must return a Dataset, got "
+                            f"{type(dataset).__name__}")
+        return dataset
 
     # ----- queries -----
     def get_col_names(self):
         return list(self._column_names)
 
     def get_dataset_size(self):
-        """Rows per epoch (batches, after `batch`); a source without a length is counted by one
-        full pass, once."""
+        """Rows per epoch (batches, after `batch`); a pipeline whose size only a full pass can
+        tell (a generator, a filter) is counted by one pass, once. -1 for endless repeats."""
         if self._size is None:
             size = self._known_size()
             if size is None:
-                size = sum(1 for _ in self._epoch_rows(np.random.default_rng(config.get_seed())))
+                size = sum(1 for _ in self._epoch_rows(Epoch(config.get_seed(), 0)))
             self._size = size
         return self._size
 
     def get_batch_size(self):
-        return self._child.get_batch_size() if self._child is not None else 1
+        return self._children[0].get_batch_size() if self._children else 1
+
+    def get_repeat_count(self):
+        return self._children[0].get_repeat_count() if self._children else 1
+
+    def num_classes(self):
+        """The number of classes of a labelled source (None when unknown)."""
+        return self._children[0].num_classes() if self._children else None
+
+    def output_shapes(self, estimate=False):
+        """The shape of each column in the first row (a list of lists)."""
+        return [list(v.shape) for v in self._first_row()]
+
+    def output_types(self):
+        """The numpy dtype of each column in the first row."""
+        return [v.dtype for v in self._first_row()]
+
+    def _first_row(self):
+        for row in self._epoch_rows(Epoch(config.get_seed(), 0)):
+            return row
+        raise RuntimeError(f"{type(self).__name__}: the dataset is empty; no row to inspect")
 
     def _known_size(self):
         return None
 
-    def _epoch_rows(self, rng):
+    def _is_sharded(self):
+        return any(c._is_sharded() for c in self._children)
+
+    def _epoch_rows(self, epoch):
         raise NotImplementedError
 
-    def _next_epoch_rng(self):
-        rng = np.random.default_rng((config.get_seed(), self._epochs_started))
+    def _next_epoch(self):
+        epoch = Epoch(config.get_seed(), self._epochs_started)
         self._epochs_started += 1
-        return rng
+        return epoch
+
+    def _column_index(self, name, api):
+        if name not in self._column_names:
+            raise ValueError(f"{api}: no column named {name!r}; columns are {self._column_names}")
+        return self._column_names.index(name)
 
     # ----- iterators -----
-    def create_tuple_iterator(self, columns=None, num_epochs=-1, output_numpy=False):
-        """An iterator of rows as lists of Tensors (numpy arrays with `output_numpy`).
+    def create_tuple_iterator(self, columns=None, num_epochs=-1, output_numpy=False,
+                              do_copy=True):
+        """An iterator of rows as lists of Tensors (numpy arrays with `output_numpy`; columns
+        of strings, or of integer types minispore's Tensor lacks such as uint32, always stay
+        numpy arrays).
 
         Each `for` loop over it runs one epoch; `num_epochs` limits how many (-1: no limit).
         `columns` picks and orders the columns (default: all).
@@ -93,145 +253,23 @@ class Dataset:
             >>> for x, y in dataset.create_tuple_iterator():    # doctest: +SKIP
             ...     loss = train_step(x, y)
         """
-        from .iterators import TupleIterator
         return TupleIterator(self, num_epochs, output_numpy, columns)
 
-    def create_dict_iterator(self, num_epochs=-1, output_numpy=False):
+    def create_dict_iterator(self, num_epochs=-1, output_numpy=False, do_copy=True):
         """Like `create_tuple_iterator`, but each row is a dict column name -> Tensor."""
-        from .iterators import DictIterator
         return DictIterator(self, num_epochs, output_numpy)
 
     def __iter__(self):
         return iter(self.create_tuple_iterator(num_epochs=1))
 
-    def _column_index(self, name, api):
-        if name not in self._column_names:
-            raise ValueError(f"{api}: no column named {name!r}; columns are {self._column_names}")
-        return self._column_names.index(name)
 
-
-def _check_int(value, low, api, arg):
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+def check_int(value, low, api, arg):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
         raise ValueError(f"{api}: {arg} must be an int >= {low}, got {value!r}")
 
 
-class BatchDataset(Dataset):
-    """`dataset.batch(batch_size, drop_remainder)`."""
-
-    def __init__(self, child, batch_size, drop_remainder=False):
-        _check_int(batch_size, 1, "Dataset.batch", "batch_size")
-        super().__init__(child.get_col_names(), child)
-        self._batch_size = batch_size
-        self._drop_remainder = bool(drop_remainder)
-
-    def get_batch_size(self):
-        return self._batch_size
-
-    def _known_size(self):
-        rows = self._child.get_dataset_size()
-        full, rest = divmod(rows, self._batch_size)
-        return full + (1 if rest and not self._drop_remainder else 0)
-
-    def _epoch_rows(self, rng):
-        pending = []
-        for row in self._child._epoch_rows(rng):
-            pending.append(row)
-            if len(pending) == self._batch_size:
-                yield self._stack(pending)
-                pending = []
-        if pending and not self._drop_remainder:
-            yield self._stack(pending)
-
-    def _stack(self, rows):
-        batch = []
-        for i, name in enumerate(self._column_names):
-            values = [row[i] for row in rows]
-            shapes = {v.shape for v in values}
-            if len(shapes) > 1:
-                raise ValueError(f"Dataset.batch: column {name!r} has rows of different shapes "
-                                 f"{sorted(shapes)}; they cannot be stacked into one batch")
-            batch.append(np.stack(values))
-        return tuple(batch)
-
-
-class ShuffleDataset(Dataset):
-    """`dataset.shuffle(buffer_size)`: MindSpore's buffer shuffle."""
-
-    def __init__(self, child, buffer_size):
-        _check_int(buffer_size, 2, "Dataset.shuffle", "buffer_size")
-        super().__init__(child.get_col_names(), child)
-        self._buffer_size = buffer_size
-
-    def _known_size(self):
-        return self._child.get_dataset_size()
-
-    def _epoch_rows(self, rng):
-        buffer = []
-        for row in self._child._epoch_rows(rng):
-            if len(buffer) < self._buffer_size:
-                buffer.append(row)
-                continue
-            i = rng.integers(len(buffer))
-            yield buffer[i]
-            buffer[i] = row
-        for i in rng.permutation(len(buffer)):
-            yield buffer[i]
-
-
-class MapDataset(Dataset):
-    """`dataset.map(operations, input_columns, output_columns)`."""
-
-    def __init__(self, child, operations, input_columns=None, output_columns=None):
-        ops = list(operations) if isinstance(operations, (list, tuple)) else [operations]
-        if not ops or not all(callable(op) for op in ops):
-            raise TypeError(f"Dataset.map: operations must be a callable or a list of callables, "
-                            f"got {operations!r}")
-        names = child.get_col_names()
-        inputs = _names(input_columns, names[:1])
-        outputs = _names(output_columns, inputs)
-        self._positions = [child._column_index(n, "Dataset.map") for n in inputs]
-        kept = [n for n in names if n not in inputs]
-        first = min(self._positions)
-        new_names = kept[:first] + outputs + kept[first:]
-        if len(set(new_names)) != len(new_names):
-            raise ValueError(f"Dataset.map: output columns {outputs} clash with columns {kept}")
-        super().__init__(new_names, child)
-        self._ops, self._n_outputs, self._first = ops, len(outputs), first
-
-    def _known_size(self):
-        return self._child.get_dataset_size()
-
-    def _epoch_rows(self, rng):
-        for row in self._child._epoch_rows(rng):
-            values = tuple(row[i] for i in self._positions)
-            for op in self._ops:
-                result = op(*values)
-                values = tuple(result) if isinstance(result, tuple) else (result,)
-            if len(values) != self._n_outputs:
-                raise ValueError(f"Dataset.map: the operations returned {len(values)} value(s) "
-                                 f"for {self._n_outputs} output column(s); set output_columns")
-            kept = [v for i, v in enumerate(row) if i not in self._positions]
-            yield tuple(kept[:self._first]) + tuple(_to_numpy(v) for v in values) + tuple(
-                kept[self._first:])
-
-
-class RepeatDataset(Dataset):
-    """`dataset.repeat(count)`."""
-
-    def __init__(self, child, count):
-        _check_int(count, 1, "Dataset.repeat", "count")
-        super().__init__(child.get_col_names(), child)
-        self._count = count
-
-    def _known_size(self):
-        return self._count * self._child.get_dataset_size()
-
-    def _epoch_rows(self, rng):
-        for _ in range(self._count):
-            yield from self._child._epoch_rows(rng)
-
-
-def _names(columns, default):
+def column_names(columns, default):
+    """A list of column names from a str, a list of str, or None (`default`)."""
     if columns is None:
         return list(default)
     names = [columns] if isinstance(columns, str) else list(columns)
@@ -240,7 +278,10 @@ def _names(columns, default):
     return names
 
 
-def _to_numpy(value):
-    """A row value as a numpy array (Tensors and Python numbers included)."""
-    from ..core.tensor import Tensor
-    return np.array(value.asnumpy()) if isinstance(value, Tensor) else np.asarray(value)
+def to_numpy(value):
+    """A row value as a numpy array (Tensors, PIL images and Python values included)."""
+    if isinstance(value, np.ndarray):
+        return value
+    if isinstance(value, Tensor):
+        return np.array(value.asnumpy())
+    return np.array(value)  # not asarray: a PIL image's array would be read-only

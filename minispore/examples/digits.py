@@ -66,6 +66,17 @@ def build_model(network):
     return Model(network, loss_fn=loss, optimizer=optimizer, metrics={"accuracy"})
 
 
+def train_and_evaluate(model, train_data, test_data, epochs, progress_bar, log):
+    """Model.train with a loss line per epoch, then Model.eval: (seconds, test accuracy)."""
+    start = time.perf_counter()
+    model.train(epochs, train_data, progress_bar=progress_bar,
+                callbacks=[LossMonitor(per_print_times=train_data.get_dataset_size())])
+    seconds = time.perf_counter() - start
+    accuracy = model.eval(test_data)["accuracy"]
+    log(f"trained in {seconds:.1f} s; test accuracy {accuracy:.2%}")
+    return seconds, accuracy
+
+
 @dataclass
 class DemoResult:
     train_seconds: float
@@ -109,13 +120,8 @@ def run(mode="pynative", epochs=None, quick=False, ckpt_path=None, progress_bar=
             f"test images (8x8), {epochs} epochs, seed {seed}")
 
         network = DigitsCNN()
-        model = build_model(network)
-        start = time.perf_counter()
-        model.train(epochs, train_data, progress_bar=progress_bar,
-                    callbacks=[LossMonitor(per_print_times=train_data.get_dataset_size())])
-        train_seconds = time.perf_counter() - start
-        accuracy = model.eval(test_data)["accuracy"]
-        log(f"trained in {train_seconds:.1f} s; test accuracy {accuracy:.2%}")
+        train_seconds, accuracy = train_and_evaluate(build_model(network), train_data,
+                                                     test_data, epochs, progress_bar, log)
 
         save_checkpoint(network, ckpt_path)
         log(f"checkpoint saved to {ckpt_path}")

@@ -8,7 +8,7 @@ MindSpore's `ops` also holds the transforms (`ops.grad`, `ops.GradOperation`, `o
 and the graph loop (`ops.while_loop`). They live in the layers above (grad/, compiler/), which
 add them to this namespace when they are imported (`import minispore` imports them all).
 """
-from . import tensor_methods
+from . import functional, tensor_methods
 from .classes import *  # noqa: F401,F403
 from .classes import PrimitiveClass as Primitive  # noqa: F401
 from .functional import *  # noqa: F401,F403  (functional imports every family of rows)
@@ -16,3 +16,8 @@ from .functional import abs, all, any, max, min, pow, round, sum  # noqa: F401  
 from .primitive import REGISTRY, OpError, OpShapeError, OpTypeError  # noqa: F401
 
 tensor_methods.attach()
+
+
+def __getattr__(name):
+    """Every primitive is an op under its own name (see ops.functional)."""
+    return functional.__getattr__(name)

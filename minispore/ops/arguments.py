@@ -1,14 +1,86 @@
-"""Argument handling shared by the user-facing nn functions (conv2d, pooling, normalisation,
-losses...): array-likes as Tensors, and bad input as an OpError in the standard form."""
+"""Argument handling shared by the user-facing functions of `minispore.ops`: array-likes as
+Tensors, MindSpore's dtype promotion, axes and shapes normalised, and bad input as an OpError
+in the standard form (the op, its inputs, the user's line)."""
+import numpy as np
+
+from ..context import device
+from ..core.dtype import promote_np, scalar_np_dtype
 from ..core.tensor import Tensor
-from .primitive import OpShapeError, aval_of, with_context
+from .infer import normalize_axis
+from .primitive import REGISTRY, OpError, OpShapeError, aval_of, bind, with_context
 
 
-def op_error(op, inputs, message, error=OpShapeError):
-    """An OpError for a user-facing composite: names the op, its inputs and the user's line."""
-    return error(with_context(op, [aval_of(t) for t in inputs], {}, message))
+def op_error(op, inputs, message, error=OpShapeError, **attrs):
+    """An OpError of class `error` for op `op`: names the op, its inputs, the attributes
+    given and the user's line."""
+    return error(with_context(op, [aval_of(t) for t in inputs], attrs, message))
 
 
 def as_tensor(x):
     """x as a Tensor (array-likes and Python numbers are wrapped)."""
     return x if isinstance(x, Tensor) else Tensor(x)
+
+
+# ***** dtypes *****
+
+def dtype_of(x):
+    """The numpy dtype of a Tensor or array, None for a Python number."""
+    return x._data.dtype if isinstance(x, Tensor) else getattr(x, "dtype", None)
+
+
+def to_dtype(x, dtype):
+    """x (a Tensor, array or Python number) as a Tensor or array of `dtype`."""
+    if isinstance(x, Tensor):
+        return x if x._data.dtype == dtype else bind(REGISTRY["cast"], x, dtype=dtype)
+    if device.current_xp is not np and type(x) in (bool, int, float):
+        return device.scalar(x, dtype)  # on GPU: uploaded once per value, not once per op
+    return device.xp().asarray(x, dtype=dtype)
+
+
+def promote(x, y):
+    """x and y converted to their common dtype (MindSpore's rules, see core.dtype)."""
+    dx, dy = dtype_of(x), dtype_of(y)
+    if dx is not None and dy is not None:
+        target = promote_np(dx, dy)
+    elif dx is not None:
+        target = scalar_np_dtype(dx, y)
+    elif dy is not None:
+        target = scalar_np_dtype(dy, x)
+    else:
+        x, y = Tensor(x), Tensor(y)
+        target = promote_np(x._data.dtype, y._data.dtype)
+    return to_dtype(x, target), to_dtype(y, target)
+
+
+# ***** axes and shapes *****
+
+def normalize_axes(axis, ndim):
+    """None (all axes) or a sorted tuple of non-negative axes; () means all, as in MindSpore."""
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else axis
+    if axes is None or tuple(axes) == ():
+        return None
+    normalized = tuple(sorted({normalize_axis(int(a), ndim) for a in axes}))
+    return normalized if ndim else None  # a 0-d tensor's one axis (0 or -1) is all of it
+
+
+def axis_arg(op_name, x, axis):
+    """`axis` of x as a non-negative int, or an error naming the op and x."""
+    try:
+        return normalize_axis(int(axis), x.ndim)
+    except OpError as e:
+        raise op_error(op_name, [x], str(e), type(e), axis=axis) from None
+
+
+def axes_arg(op_name, x, axis):
+    """`normalize_axes` for op `op_name`, with the op and x named if an axis is out of range."""
+    try:
+        return normalize_axes(axis, x.ndim)
+    except OpError as e:
+        raise op_error(op_name, [x], str(e), type(e), axis=axis) from None
+
+
+def shape_tuple(shape):
+    """An int or a sequence of ints as a shape tuple."""
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(s) for s in shape)

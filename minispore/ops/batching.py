@@ -19,6 +19,9 @@ one-time warning naming it.
 """
 import warnings
 
+from ..core.tensor import Tensor
+from . import functional as F
+
 
 class VmapError(RuntimeError, ValueError):
     """vmap cannot do what was asked (bad in_axes/out_axes, a batched value where one value
@@ -116,6 +119,3 @@ def loop(prim, args, dims, axis_size, **attrs):
             (0,) * len(outs[0])
     return F.stack(outs), 0
 
-
-from ..core.tensor import Tensor  # noqa: E402  (imported by ops.primitive, before Tensor)
-from . import functional as F  # noqa: E402

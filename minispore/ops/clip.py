@@ -9,9 +9,9 @@ Composites of existing ops: they differentiate, trace and fuse like any other.
 """
 import math
 
-from . import functional as F
 from ..core.dtype import float32
 from ..core.tensor import Tensor
+from . import functional as F
 
 
 def _sequence(x, api):

@@ -191,6 +191,9 @@ class Model:
         if dataset_size == 0:
             raise ValueError(f"{api}: the training dataset is empty")
         steps_per_epoch = sink_size if dataset_sink_mode and sink_size > 0 else dataset_size
+        if steps_per_epoch == -1:
+            raise ValueError(f"{api}: the training dataset repeats without end; give "
+                             f"dataset_sink_mode=True and sink_size > 0 (steps per epoch)")
 
         cb_params = CallbackParams(
             network=self._network, train_network=self._train_network,

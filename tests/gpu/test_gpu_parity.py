@@ -3,7 +3,7 @@
 device_target="GPU" must give the CPU's results:
 * every primitive, on the samples of tests/ops/test_registry.py: values and gradients, in
   PyNative and in Graph mode;
-* every fused-group shape of the CUDA codegen walk (tests/runtime/test_cuda_codegen.py) run
+* every fused-group shape of the CUDA codegen walk (tests/compiler/test_cuda_codegen.py) run
   as a real kernel, with CUDA's math library, against the eager numpy ops;
 * the representative Graph-mode workloads (fused kernels, cuBLAS matmul, state updates);
 * the digits demo trains to >= 95% test accuracy, in both modes.
@@ -25,7 +25,7 @@ from minispore.examples import digits
 from minispore.ops.primitive import REGISTRY
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:0] = [os.path.join(_HERE, "..", "ops"), os.path.join(_HERE, "..", "runtime")]
+sys.path[:0] = [os.path.join(_HERE, "..", "ops"), os.path.join(_HERE, "..", "compiler")]
 import test_cuda_codegen as codegen_walk  # noqa: E402  (the walk and its inputs)
 import test_registry as registry  # noqa: E402  (SAMPLES and the vjp helpers)
 

@@ -725,7 +725,7 @@ def test_class_index_losses_reject_labels_out_of_range(mode):
 
 def test_labels_out_of_range_on_a_device_give_a_nan_loss(monkeypatch):
     """Checking device labels would copy them to the host every step: a nan marks them."""
-    from runtime.fake_device import FakeNamespace, Transfers
+    from fake_device import FakeNamespace, Transfers
 
     from minispore.context import device
     fake = FakeNamespace()

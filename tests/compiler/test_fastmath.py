@@ -1,4 +1,4 @@
-"""Accuracy, special values and vectorisation of runtime/codegen/fastmath.py's preamble.
+"""Accuracy, special values and vectorisation of compiler/codegen/fastmath.py's preamble.
 
 Each (function, dtype) gets one numba kernel ``out[i] = f(x[i])``, written with the preamble into
 a real module file (as the code generator does, so ``cache=True`` works) and compared with a

@@ -1,4 +1,4 @@
-"""runtime.blas: CPU matmuls on minispore's own OpenBLAS, and the choice of its kernels."""
+"""core.blas: CPU matmuls on minispore's own OpenBLAS, and the choice of its kernels."""
 import os
 import subprocess
 import sys

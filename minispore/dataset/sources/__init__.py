@@ -1,0 +1,6 @@
+"""Dataset sources: Python data, random rows, image and text files in standard formats."""
+from .python_data import GeneratorDataset, NumpySlicesDataset  # noqa: F401
+from .random_data import RandomDataset, Schema  # noqa: F401
+from .text_files import CSVDataset, Shuffle, TextFileDataset  # noqa: F401
+from .vision_files import (Cifar10Dataset, Cifar100Dataset, FashionMnistDataset,  # noqa: F401
+                           ImageFolderDataset, MnistDataset)

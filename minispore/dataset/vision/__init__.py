@@ -1,0 +1,19 @@
+"""minispore.dataset.vision: image transforms on HWC uint8 arrays (and PIL images), as
+MindSpore's `dataset.vision`, with numpy and Pillow underneath.
+
+    >>> import numpy as np
+    >>> import minispore.dataset.vision as vision
+    >>> image = np.arange(4 * 6 * 3, dtype=np.uint8).reshape(4, 6, 3)
+    >>> vision.HWC2CHW()(vision.CenterCrop(2)(image)).shape
+    (3, 2, 2)
+"""
+from .autoaugment import AutoAugment  # noqa: F401
+from .color import (AdjustBrightness, AdjustContrast, AdjustGamma, AdjustHue,  # noqa: F401
+                    AdjustSaturation, Grayscale, Invert, Normalize, RandomColorAdjust,
+                    RandomGrayscale, Rescale)
+from .conversion import Decode, ToNumpy, ToPIL, ToTensor, ToType  # noqa: F401
+from .geometry import (HWC2CHW, CenterCrop, Crop, HorizontalFlip, Pad,  # noqa: F401
+                       RandomCrop, RandomHorizontalFlip, RandomResizedCrop, RandomRotation,
+                       RandomVerticalFlip, Resize, ResizedCrop, Rotate, VerticalFlip)
+from .mixing import CutMixBatch, CutOut, MixUp, MixUpBatch, RandomErasing  # noqa: F401
+from .utils import AutoAugmentPolicy, Border, ImageBatchFormat, Inter  # noqa: F401
