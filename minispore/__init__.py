@@ -6,9 +6,10 @@
 
 The package is layered, each layer importing only those below it (README, "How it works"):
 context, core, common, ops, grad, compiler, fallback, graph_mode, nn, amp and experimental,
-train and dataset.
+train and dataset; mint and numpy are namespaces over ops and nn.
 """
 from . import amp, common, context, dataset, experimental, fallback, nn, ops, train  # noqa: F401
+from . import mint, numpy  # noqa: F401  (MindSpore's mint and numpy namespaces)
 from .amp import build_train_network  # noqa: F401
 from .common.seed import get_seed, set_seed  # noqa: F401
 from .context import (COMPATIBLE, GRAPH_MODE, LAX, PYNATIVE_MODE, STRICT,  # noqa: F401

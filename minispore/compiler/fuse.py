@@ -77,10 +77,12 @@ def _reduced_axes(node):
 
 
 def _fusible_reduction(node):
+    if node.prim not in FUSIBLE_REDUCTIONS:  # (some nodes have no input: random draws)
+        return False
     x = node.inputs[0]
     # an empty max/min must raise as numpy does; over no axes a "reduction" is a copy
-    return (node.prim in FUSIBLE_REDUCTIONS and x.dtype.name in _KERNEL_FLOATS
-            and x.ndim > 0 and x.size > 0 and len(_reduced_axes(node)) > 0)
+    return (x.dtype.name in _KERNEL_FLOATS and x.ndim > 0 and x.size > 0
+            and len(_reduced_axes(node)) > 0)
 
 
 def _epilogue_host(node, i, producer, groups, find, depends_on, direct_deps):

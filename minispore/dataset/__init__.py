@@ -24,14 +24,32 @@ rest in steps.py) transform them; `iterators.py` turns rows into Tensors. `trans
 """
 import importlib
 
-from . import config  # noqa: F401
+from . import batching, config, mapping, steps  # noqa: F401  (steps register with Dataset)
 from .batching import BatchInfo  # noqa: F401
 from .engine import Dataset  # noqa: F401
-from .samplers import (DistributedSampler, RandomSampler, Sampler, SequentialSampler,  # noqa: F401
-                       SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
-from .sources import (CSVDataset, Cifar10Dataset, Cifar100Dataset,  # noqa: F401
-                      FashionMnistDataset, GeneratorDataset, ImageFolderDataset, MnistDataset,
-                      NumpySlicesDataset, RandomDataset, Schema, Shuffle, TextFileDataset)
+from .samplers import (  # noqa: F401
+    DistributedSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+    SubsetSampler,
+    WeightedRandomSampler,
+)
+from .sources import (  # noqa: F401
+    Cifar10Dataset,
+    Cifar100Dataset,
+    CSVDataset,
+    FashionMnistDataset,
+    GeneratorDataset,
+    ImageFolderDataset,
+    MnistDataset,
+    NumpySlicesDataset,
+    RandomDataset,
+    Schema,
+    Shuffle,
+    TextFileDataset,
+)
 
 __all__ = ["BatchInfo", "CSVDataset", "Cifar100Dataset", "Cifar10Dataset", "Dataset",
            "DistributedSampler", "FashionMnistDataset", "GeneratorDataset",

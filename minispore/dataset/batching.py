@@ -4,7 +4,8 @@ import numpy as np
 
 from . import config
 from .engine import Dataset, check_int, column_names, to_numpy
-from .workers import failure_from, run_ordered
+from .failures import failure_from
+from .workers import run_ordered
 
 __all__ = ["BatchInfo", "BatchDataset", "BucketBatchByLengthDataset", "pad_end", "stack"]
 
@@ -25,7 +26,7 @@ class BatchInfo:
         return self._epoch_num
 
 
-class BatchDataset(Dataset):
+class BatchDataset(Dataset, step="batch"):
     """`dataset.batch(...)` and `dataset.padded_batch(...)`.
 
     Args:
@@ -201,7 +202,7 @@ def _pad_specs(pad_info, names):
     return specs
 
 
-class BucketBatchByLengthDataset(Dataset):
+class BucketBatchByLengthDataset(Dataset, step="bucket_batch_by_length"):
     """`dataset.bucket_batch_by_length(...)`: rows batched with others of similar length."""
 
     def __init__(self, child, column_names_, bucket_boundaries, bucket_batch_sizes,

@@ -25,7 +25,7 @@ from ..core.tensor import Tensor
 from . import config
 from .iterators import DictIterator, TupleIterator
 
-__all__ = ["Dataset", "Epoch", "check_int", "column_names", "to_numpy"]
+__all__ = ["Dataset", "Epoch", "check_int", "column_names", "split_sizes", "to_numpy"]
 
 
 class Epoch:
@@ -52,6 +52,16 @@ class Dataset:
     can tell).
     """
 
+
+    # the steps of a pipeline (mapping.py, batching.py, steps.py) by the name this class's
+    # methods build them with: each step class names itself (`class MapDataset(Dataset,
+    # step="map")`), as those modules import this one
+    _steps = {}
+
+    def __init_subclass__(cls, step=None, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if step is not None:
+            Dataset._steps[step] = cls
     def __init__(self, column_names, children=()):
         self._column_names = list(column_names)
         self._children = list(children)
@@ -74,8 +84,7 @@ class Dataset:
             >>> data = data.map([vision.Decode(), vision.HWC2CHW()], "image",
             ...                 num_parallel_workers=2)
         """
-        from .mapping import MapDataset
-        return MapDataset(self, operations, input_columns, output_columns, num_parallel_workers,
+        return self._steps["map"](self, operations, input_columns, output_columns, num_parallel_workers,
                           python_multiprocessing, **kwargs)
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_workers=None, **kwargs):
@@ -83,17 +92,16 @@ class Dataset:
         smaller unless `drop_remainder`). `batch_size` may be a callable of a BatchInfo.
         Keyword arguments: `per_batch_map(col_lists..., batch_info)`, `input_columns`,
         `output_columns`, `python_multiprocessing` (see BatchDataset)."""
-        from .batching import BatchDataset
-        return BatchDataset(self, batch_size, drop_remainder, num_parallel_workers, **kwargs)
+        return self._steps["batch"](self, batch_size, drop_remainder, num_parallel_workers,
+                                    **kwargs)
 
     def padded_batch(self, batch_size, drop_remainder=False, num_parallel_workers=None,
                      pad_info=None):
         """`batch`, padding the rows of each column to one shape first: `pad_info` maps a
         column to (shape or None, pad value); `{}` pads every column to its batch's largest
         shape with 0; None pads nothing."""
-        from .batching import BatchDataset
-        return BatchDataset(self, batch_size, drop_remainder, num_parallel_workers,
-                            pad_info=pad_info)
+        return self._steps["batch"](self, batch_size, drop_remainder, num_parallel_workers,
+                                    pad_info=pad_info)
 
     def bucket_batch_by_length(self, column_names, bucket_boundaries, bucket_batch_sizes,
                                element_length_function=None, pad_info=None,
@@ -101,69 +109,59 @@ class Dataset:
         """Batch rows of similar length together: a row goes to the bucket of its length
         (boundaries [b0, b1, ...] make buckets [0, b0), [b0, b1), ..., [b_last, inf)), and a
         bucket is padded and emitted when it holds its batch size."""
-        from .batching import BucketBatchByLengthDataset
-        return BucketBatchByLengthDataset(self, column_names, bucket_boundaries,
+        return self._steps["bucket_batch_by_length"](self, column_names, bucket_boundaries,
                                           bucket_batch_sizes, element_length_function, pad_info,
                                           pad_to_bucket_boundary, drop_remainder)
 
     def shuffle(self, buffer_size):
         """Shuffle through a buffer of `buffer_size` rows (> 1); a buffer as large as the
         dataset gives a uniform shuffle."""
-        from .steps import ShuffleDataset
-        return ShuffleDataset(self, buffer_size)
+        return self._steps["shuffle"](self, buffer_size)
 
     def repeat(self, count=None):
         """Run `count` epochs of this dataset as one (None or -1: without end)."""
-        from .steps import RepeatDataset
-        return RepeatDataset(self, count)
+        return self._steps["repeat"](self, count)
 
     def take(self, count=-1):
         """The first `count` rows (-1: all)."""
-        from .steps import TakeDataset
-        return TakeDataset(self, count)
+        return self._steps["take"](self, count)
 
     def skip(self, count):
         """All rows but the first `count`."""
-        from .steps import SkipDataset
-        return SkipDataset(self, count)
+        return self._steps["skip"](self, count)
 
     def filter(self, predicate, input_columns=None, num_parallel_workers=None):
         """Keep the rows for which `predicate(*columns)` is true (`input_columns`: which
         columns it gets, default all)."""
-        from .steps import FilterDataset
-        return FilterDataset(self, predicate, input_columns, num_parallel_workers)
+        return self._steps["filter"](self, predicate, input_columns, num_parallel_workers)
 
     def project(self, columns):
         """Keep only `columns`, in that order."""
-        from .steps import ProjectDataset
-        return ProjectDataset(self, columns)
+        return self._steps["project"](self, columns)
 
     def rename(self, input_columns, output_columns):
         """Rename columns `input_columns` to `output_columns`."""
-        from .steps import RenameDataset
-        return RenameDataset(self, input_columns, output_columns)
+        return self._steps["rename"](self, input_columns, output_columns)
 
     def zip(self, datasets):
         """Rows side by side with those of `datasets` (a Dataset or a tuple of them); the
         column names must differ; as many rows as the shortest."""
-        from .steps import ZipDataset
         if isinstance(datasets, Dataset):
             datasets = (datasets,)
         if not isinstance(datasets, tuple) or not all(isinstance(d, Dataset) for d in datasets):
             raise TypeError(f"Dataset.zip: expected a Dataset or a tuple of Datasets, got "
                             f"{type(datasets).__name__}")
-        return ZipDataset((self, *datasets))
+        return self._steps["zip"]((self, *datasets))
 
     def concat(self, datasets):
         """This dataset's rows, then those of `datasets` (a Dataset or a list); the same
         columns everywhere. `a + b` is `a.concat(b)`."""
-        from .steps import ConcatDataset
         if isinstance(datasets, Dataset):
             datasets = [datasets]
         if not isinstance(datasets, list) or not all(isinstance(d, Dataset) for d in datasets):
             raise TypeError(f"Dataset.concat: expected a Dataset or a list of Datasets, got "
                             f"{type(datasets).__name__}")
-        return ConcatDataset([self, *datasets])
+        return self._steps["concat"]([self, *datasets])
 
     def __add__(self, other):
         return self.concat(other)
@@ -173,8 +171,22 @@ class Dataset:
         fractions summing to 1, rounded as MindSpore does). `randomize` assigns rows to
         splits by a permutation drawn once from the dataset seed; else the splits are
         consecutive runs of rows."""
-        from .steps import split_dataset
-        return split_dataset(self, sizes, randomize)
+        if self._is_sharded():
+            raise RuntimeError("Dataset.split: split the dataset before sharding it (num_shards "
+                               "/ DistributedSampler), not after")
+        total = self.get_dataset_size()
+        absolute = split_sizes(sizes, total)
+        order = np.arange(total)
+        if randomize:
+            order = np.random.default_rng([config.get_seed(), total]).permutation(total)
+        bounds = np.cumsum([0] + absolute)
+        parts = [order[bounds[i]:bounds[i + 1]] for i in range(len(absolute))]
+        return [self._split_by_indices(part, randomize) for part in parts]
+
+    def _split_by_indices(self, indices, randomize):
+        """One split of `split`: a dataset of the rows at positions `indices` (sources pick
+        their rows without reading the others)."""
+        return self._steps["select"](self, indices)
 
     def apply(self, apply_func):
         """`apply_func(self)`, which must return a Dataset."""
@@ -261,6 +273,37 @@ class Dataset:
 
     def __iter__(self):
         return iter(self.create_tuple_iterator(num_epochs=1))
+
+
+def split_sizes(sizes, total, api="Dataset.split"):
+    """Absolute split sizes from ints (summing to `total`) or fractions (summing to 1), with
+    MindSpore's rounding: the shortfall goes to the first split, an excess is taken from the
+    first split large enough."""
+    if not isinstance(sizes, (list, tuple)) or not sizes:
+        raise TypeError(f"{api}: sizes must be a non-empty list, got {sizes!r}")
+    if total is None or total <= 0:
+        raise RuntimeError(f"{api}: the dataset size is unknown or zero; cannot split")
+    if all(isinstance(s, int) and not isinstance(s, bool) for s in sizes):
+        if any(s <= 0 for s in sizes) or sum(sizes) != total:
+            raise RuntimeError(f"{api}: split sizes {list(sizes)} must be positive and sum to "
+                               f"the dataset size {total}")
+        return list(sizes)
+    if not all(isinstance(s, float) and 0 < s < 1 for s in sizes) or abs(sum(sizes) - 1) > 1e-6:
+        raise ValueError(f"{api}: fractional sizes must be floats in (0, 1) summing to 1, "
+                         f"got {list(sizes)}")
+    absolute = [int(round(s * total)) for s in sizes]
+    if 0 in absolute:
+        raise RuntimeError(f"{api}: a split of {sizes[absolute.index(0)]} of {total} rows "
+                           f"is empty")
+    difference = total - sum(absolute)
+    if difference > 0:
+        absolute[0] += difference
+    else:
+        for i, size in enumerate(absolute):
+            if size + difference > 0:
+                absolute[i] += difference
+                break
+    return absolute
 
 
 def check_int(value, low, api, arg):

@@ -8,12 +8,13 @@ transform, the sample's index in the epoch and the original error.
 """
 from . import config, randomness
 from .engine import Dataset, column_names, to_numpy
-from .workers import Failure, failure_from, run_ordered
+from .failures import Failure, failure_from
+from .workers import run_ordered
 
 __all__ = ["MapDataset", "transform_name"]
 
 
-class MapDataset(Dataset):
+class MapDataset(Dataset, step="map"):
     """`dataset.map(operations, input_columns, output_columns, num_parallel_workers,
     python_multiprocessing)`; `max_rowsize`, `cache`, `callbacks` and `offload` are
     accepted for MindSpore compatibility and have no effect."""

@@ -1,12 +1,13 @@
 """Pipeline steps that reorder, cut, combine or relabel rows without computing on them:
-shuffle, repeat, take, skip, filter, project, rename, zip, concat and split."""
+shuffle, repeat, take, skip, filter, project, rename, zip, concat, and the selection that
+split makes."""
 import numpy as np
 
 from .engine import Dataset, check_int, column_names
 
 __all__ = ["ShuffleDataset", "RepeatDataset", "TakeDataset", "SkipDataset", "FilterDataset",
            "ProjectDataset", "RenameDataset", "ZipDataset", "ConcatDataset", "SelectDataset",
-           "split_dataset", "split_sizes"]
+]
 
 
 class _Step(Dataset):
@@ -20,7 +21,7 @@ class _Step(Dataset):
         return self._children[0]
 
 
-class ShuffleDataset(_Step):
+class ShuffleDataset(_Step, step="shuffle"):
     """`dataset.shuffle(buffer_size)`: MindSpore's buffer shuffle."""
 
     def __init__(self, child, buffer_size):
@@ -45,7 +46,7 @@ class ShuffleDataset(_Step):
             yield buffer[i]
 
 
-class RepeatDataset(_Step):
+class RepeatDataset(_Step, step="repeat"):
     """`dataset.repeat(count)`: count passes of the child per epoch (None or -1: endless)."""
 
     def __init__(self, child, count=None):
@@ -74,7 +75,7 @@ class RepeatDataset(_Step):
             passes += 1
 
 
-class TakeDataset(_Step):
+class TakeDataset(_Step, step="take"):
     """`dataset.take(count)`: the first `count` rows (-1: all)."""
 
     def __init__(self, child, count=-1):
@@ -107,7 +108,7 @@ class TakeDataset(_Step):
             rows.close()  # stop the child's workers now, not when garbage-collected
 
 
-class SkipDataset(_Step):
+class SkipDataset(_Step, step="skip"):
     """`dataset.skip(count)`: every row after the first `count`."""
 
     def __init__(self, child, count):
@@ -125,7 +126,7 @@ class SkipDataset(_Step):
                 yield row
 
 
-class FilterDataset(_Step):
+class FilterDataset(_Step, step="filter"):
     """`dataset.filter(predicate, input_columns)`: rows whose predicate is true.
 
     The predicate runs in the pipeline's thread (num_parallel_workers is accepted for
@@ -152,7 +153,7 @@ class FilterDataset(_Step):
                 yield row
 
 
-class ProjectDataset(_Step):
+class ProjectDataset(_Step, step="project"):
     """`dataset.project(columns)`: only these columns, in this order."""
 
     def __init__(self, child, columns):
@@ -168,7 +169,7 @@ class ProjectDataset(_Step):
             yield tuple(row[p] for p in self._positions)
 
 
-class RenameDataset(_Step):
+class RenameDataset(_Step, step="rename"):
     """`dataset.rename(input_columns, output_columns)`."""
 
     def __init__(self, child, input_columns, output_columns):
@@ -190,7 +191,7 @@ class RenameDataset(_Step):
         return self._child._epoch_rows(epoch)
 
 
-class ZipDataset(Dataset):
+class ZipDataset(Dataset, step="zip"):
     """`dataset.zip(datasets)`: rows side by side, as many as the shortest dataset has."""
 
     def __init__(self, datasets):
@@ -216,7 +217,7 @@ class ZipDataset(Dataset):
                 stream.close()
 
 
-class ConcatDataset(Dataset):
+class ConcatDataset(Dataset, step="concat"):
     """`dataset.concat(datasets)` / `a + b`: every dataset's rows in turn."""
 
     def __init__(self, datasets):
@@ -239,7 +240,7 @@ class ConcatDataset(Dataset):
             yield from dataset._epoch_rows(epoch)
 
 
-class SelectDataset(_Step):
+class SelectDataset(_Step, step="select"):
     """The rows of the child at given positions of its epoch stream (one split of `split`)."""
 
     def __init__(self, child, positions):
@@ -253,53 +254,3 @@ class SelectDataset(_Step):
         for i, row in enumerate(self._child._epoch_rows(epoch)):
             if i in self._positions:
                 yield row
-
-
-def split_sizes(sizes, total, api="Dataset.split"):
-    """Absolute split sizes from ints (summing to `total`) or fractions (summing to 1), with
-    MindSpore's rounding: the shortfall goes to the first split, an excess is taken from the
-    first split large enough."""
-    if not isinstance(sizes, (list, tuple)) or not sizes:
-        raise TypeError(f"{api}: sizes must be a non-empty list, got {sizes!r}")
-    if total is None or total <= 0:
-        raise RuntimeError(f"{api}: the dataset size is unknown or zero; cannot split")
-    if all(isinstance(s, int) and not isinstance(s, bool) for s in sizes):
-        if any(s <= 0 for s in sizes) or sum(sizes) != total:
-            raise RuntimeError(f"{api}: split sizes {list(sizes)} must be positive and sum to "
-                               f"the dataset size {total}")
-        return list(sizes)
-    if not all(isinstance(s, float) and 0 < s < 1 for s in sizes) or abs(sum(sizes) - 1) > 1e-6:
-        raise ValueError(f"{api}: fractional sizes must be floats in (0, 1) summing to 1, "
-                         f"got {list(sizes)}")
-    absolute = [int(round(s * total)) for s in sizes]
-    if 0 in absolute:
-        raise RuntimeError(f"{api}: a split of {sizes[absolute.index(0)]} of {total} rows "
-                           f"is empty")
-    difference = total - sum(absolute)
-    if difference > 0:
-        absolute[0] += difference
-    else:
-        for i, size in enumerate(absolute):
-            if size + difference > 0:
-                absolute[i] += difference
-                break
-    return absolute
-
-
-def split_dataset(dataset, sizes, randomize):
-    """`dataset.split(sizes, randomize)`: a list of datasets over disjoint rows."""
-    if dataset._is_sharded():
-        raise RuntimeError("Dataset.split: split the dataset before sharding it (num_shards / "
-                           "DistributedSampler), not after")
-    total = dataset.get_dataset_size()
-    absolute = split_sizes(sizes, total)
-    order = np.arange(total)
-    if randomize:
-        from . import config
-        order = np.random.default_rng([config.get_seed(), total]).permutation(total)
-    bounds = np.cumsum([0] + absolute)
-    parts = [order[bounds[i]:bounds[i + 1]] for i in range(len(absolute))]
-    custom = getattr(dataset, "_split_by_indices", None)  # sources pick rows without reading
-    if custom is not None:
-        return [custom(part, randomize) for part in parts]
-    return [SelectDataset(dataset, part) for part in parts]

@@ -23,7 +23,7 @@ from multiprocessing.connection import wait
 
 import numpy as np
 
-from .workers import Failure, failure_from
+from .failures import Failure, failure_from
 
 __all__ = ["ProcessPool"]
 

@@ -15,30 +15,12 @@ ends: normally, on an error, on KeyboardInterrupt, or when the consumer stops ea
 Task assignment is round-robin (task k goes to worker k % n), as PyTorch's DataLoader does,
 so a dead worker identifies the task it died on.
 """
-import traceback
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 
 from . import config
-
-class Failure:
-    """What a job returns instead of raising: a message for the user and the traceback."""
-
-    def __init__(self, message, details="", cause=None):
-        self.message = message
-        self.details = details
-        self.cause = cause  # the exception itself, only when the job ran in this process
-
-    def raise_error(self):
-        text = self.message
-        if self.cause is None and self.details:
-            text += "\n\nTraceback in the worker:\n" + self.details.rstrip()
-        raise RuntimeError(text) from self.cause
-
-
-def failure_from(error, message):
-    """A Failure for `error` caught while running a job."""
-    return Failure(f"{message}: {type(error).__name__}: {error}", traceback.format_exc(), error)
+from .failures import Failure
+from .worker_processes import ProcessPool
 
 
 def run_ordered(job, tasks, num_workers, use_processes, what):
@@ -56,7 +38,6 @@ def run_ordered(job, tasks, num_workers, use_processes, what):
             yield _checked(job.run(task))
         return
     if use_processes:
-        from .worker_processes import ProcessPool
         pool = ProcessPool(job, num_workers, what)
     else:
         pool = _ThreadPool(job, num_workers)

@@ -8,14 +8,18 @@ MindSpore's `ops` also holds the transforms (`ops.grad`, `ops.GradOperation`, `o
 and the graph loop (`ops.while_loop`). They live in the layers above (grad/, compiler/), which
 add them to this namespace when they are imported (`import minispore` imports them all).
 """
-from . import functional, tensor_methods
+from . import functional, tensor_methods, tensor_surface
 from .classes import *  # noqa: F401,F403
 from .classes import PrimitiveClass as Primitive  # noqa: F401
+from .classes_ext import *  # noqa: F401,F403
+from .compat import slice  # noqa: F401  (builtins that ops.functional itself uses)
 from .functional import *  # noqa: F401,F403  (functional imports every family of rows)
 from .functional import abs, all, any, max, min, pow, round, sum  # noqa: F401  (shadow builtins)
+from .layout import range  # noqa: F401
 from .primitive import REGISTRY, OpError, OpShapeError, OpTypeError  # noqa: F401
 
 tensor_methods.attach()
+tensor_surface.attach()  # after: its reductions replace the plain ones
 
 
 def __getattr__(name):

@@ -7,7 +7,7 @@ from ..context import device
 from ..core.dtype import promote_np, scalar_np_dtype
 from ..core.tensor import Tensor
 from .infer import normalize_axis
-from .primitive import REGISTRY, OpError, OpShapeError, aval_of, bind, with_context
+from .primitive import REGISTRY, OpError, OpShapeError, aval_of, bind, bind_positional, with_context
 
 
 def op_error(op, inputs, message, error=OpShapeError, **attrs):
@@ -52,6 +52,30 @@ def promote(x, y):
     return to_dtype(x, target), to_dtype(y, target)
 
 
+# ***** rows as user-facing functions *****
+
+def binary_op(prim):
+    """ops.<name> for a binary elementwise row: broadcasting and MindSpore's dtype promotion."""
+    def op(x, y):
+        if not (isinstance(x, Tensor) and isinstance(y, Tensor) and x._data.dtype == y._data.dtype):
+            x, y = promote(x, y)
+        return bind_positional(prim, x, y)
+    op.__name__ = op.__qualname__ = prim.name
+    op.__doc__ = f"Elementwise {prim.name} with broadcasting and dtype promotion."
+    return op
+
+
+def unary_op(prim):
+    """ops.<name> for a unary row: a plain one-argument function (calling the Primitive object
+    itself would pack and unpack an attrs dict on every eager op, a third of PyNative's
+    per-op overhead)."""
+    def op(x, *wrong):  # extra inputs reach the primitive, which names the op in its error
+        return bind_positional(prim, x, *wrong)
+    op.__name__ = op.__qualname__ = prim.name
+    op.__doc__ = prim.__doc__ or f"Elementwise {prim.name}."
+    return op
+
+
 # ***** axes and shapes *****
 
 def normalize_axes(axis, ndim):
@@ -61,6 +85,16 @@ def normalize_axes(axis, ndim):
         return None
     normalized = tuple(sorted({normalize_axis(int(a), ndim) for a in axes}))
     return normalized if ndim else None  # a 0-d tensor's one axis (0 or -1) is all of it
+
+
+def reduction_args(axis, keep_dims, dim=None, keepdim=None, keepdims=None):
+    """(axis, keep) from MindSpore's spellings: axis/keep_dims (1.x), dim/keepdim (2.x and
+    mint), keepdims (numpy style); whichever is given wins over the defaults."""
+    axis = axis if dim is None else dim
+    for keep in (keepdim, keepdims):
+        if keep is not None:
+            keep_dims = keep
+    return axis, bool(keep_dims)
 
 
 def axis_arg(op_name, x, axis):

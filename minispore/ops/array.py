@@ -9,7 +9,6 @@ import numpy as np
 from . import batching as B
 from . import functional as F
 from . import infer as I
-from .elementwise import no_grad
 from .indexing import build_index, has_tensors
 from .primitive import Aval, OpShapeError, Primitive
 
@@ -274,19 +273,9 @@ def _sort_batch(prim, args, dims, axis_size, axis, descending):
     return prim(B.to_front(x, dim), axis=axis + 1, descending=descending), (0, 0)
 
 
-def _nonzero_batch(prim, args, dims, axis_size):
-    raise NotImplementedError("ops.nonzero cannot be vmapped: the number of non-zero elements, "
-                              "hence the output shape, differs from lane to lane")
-
-
 sort = Primitive("sort",
                  infer=lambda x, axis, descending: (x, Aval(x.shape, np.dtype(np.int64))),
                  impl=_sort_impl, multiple_results=True,
                  bprop=lambda x, out, dout, axis, descending: (
                      F.scatter_add_along_axis(F.zeros_like(x), out[1], dout[0], axis=axis),),
                  batch=_sort_batch)
-
-nonzero = Primitive("nonzero", infer=lambda x: Aval((-1, len(x.shape)), np.dtype(np.int64)),
-                    impl=lambda xp, x: xp.stack(xp.nonzero(x), axis=-1).astype(np.int64),
-                    bprop=no_grad, batch=_nonzero_batch,
-                    doc="indices of the non-zero elements (data-dependent shape)")

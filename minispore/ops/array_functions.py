@@ -262,18 +262,6 @@ def bmm(x, y):
     return matmul(x, y)
 
 
-def dot(x, y):
-    return matmul(x, y)
-
-
-def outer(x, y):
-    return F.mul(expand_dims(x, -1), expand_dims(y, 0))
-
-
-def isclose(x, y, rtol=1e-5, atol=1e-8):
-    return F.less_equal(abs(F.sub(x, y)), F.add(F.mul(abs(y), rtol), atol))
-
-
 def is_tensor(x):
     return isinstance(x, Tensor)
 

@@ -17,8 +17,9 @@ from ..context import device
 from ..core.dtype import to_np
 from ..core.tensor import Tensor
 from . import array, control_flow, debug, elementwise, indexing, linalg, reduce, state  # noqa: F401
-from .arguments import (axes_arg, axis_arg, dtype_of, normalize_axes, op_error,  # noqa: F401
-                        promote, shape_tuple, to_dtype)
+from .arguments import (axes_arg, axis_arg, binary_op, dtype_of,  # noqa: F401
+                        normalize_axes, op_error, promote, reduction_args, shape_tuple,
+                        to_dtype, unary_op)
 from .array_functions import *  # noqa: F401,F403
 from .array_functions import (broadcast_to, expand_dims, reshape, squeeze, sum_to,  # noqa: F401
                               transpose)
@@ -27,6 +28,7 @@ from .debug import print_values  # noqa: F401
 from .nn import *  # noqa: F401,F403  (nn primitives and composites: conv, pool, softmax, losses)
 from .primitive import REGISTRY, bind, bind_positional
 from .state import assign, assign_add, assign_sub, depend  # noqa: F401
+from .surface import *  # noqa: F401,F403  (math, statistics, layout, linalg, random...)
 
 # shadowed below by ops.max / ops.sum / ops.all
 _py_max, _py_sum, _py_all = builtins.max, builtins.sum, builtins.all
@@ -40,43 +42,23 @@ def __getattr__(name):
         raise AttributeError(f"module 'minispore.ops' has no attribute {name!r}") from None
 
 
-def _binary(prim):
-    def op(x, y):
-        if not (isinstance(x, Tensor) and isinstance(y, Tensor) and x._data.dtype == y._data.dtype):
-            x, y = promote(x, y)
-        return bind_positional(prim, x, y)
-    op.__name__ = op.__qualname__ = prim.name
-    op.__doc__ = f"Elementwise {prim.name} with broadcasting and dtype promotion."
-    return op
-
-
-def _unary(prim):
-    # a plain one-argument function: calling the Primitive object itself would pack and
-    # unpack an attrs dict on every eager op (a third of PyNative's per-op overhead)
-    def op(x, *wrong):  # extra inputs reach the primitive, which names the op in its error
-        return bind_positional(prim, x, *wrong)
-    op.__name__ = op.__qualname__ = prim.name
-    op.__doc__ = prim.__doc__ or f"Elementwise {prim.name}."
-    return op
-
-
 _E = elementwise
-add, sub, mul, div = _binary(_E.add), _binary(_E.sub), _binary(_E.mul), _binary(_E.div)
-floor_div, floor_mod, pow = _binary(_E.floor_div), _binary(_E.floor_mod), _binary(_E.pow)
-maximum, minimum = _binary(_E.maximum), _binary(_E.minimum)
-equal, not_equal = _binary(_E.equal), _binary(_E.not_equal)
-less, less_equal = _binary(_E.less), _binary(_E.less_equal)
-greater, greater_equal = _binary(_E.greater), _binary(_E.greater_equal)
-logical_and, logical_or = _binary(_E.logical_and), _binary(_E.logical_or)
-logical_xor = _binary(_E.logical_xor)
+add, sub, mul, div = binary_op(_E.add), binary_op(_E.sub), binary_op(_E.mul), binary_op(_E.div)
+floor_div, floor_mod, pow = binary_op(_E.floor_div), binary_op(_E.floor_mod), binary_op(_E.pow)
+maximum, minimum = binary_op(_E.maximum), binary_op(_E.minimum)
+equal, not_equal = binary_op(_E.equal), binary_op(_E.not_equal)
+less, less_equal = binary_op(_E.less), binary_op(_E.less_equal)
+greater, greater_equal = binary_op(_E.greater), binary_op(_E.greater_equal)
+logical_and, logical_or = binary_op(_E.logical_and), binary_op(_E.logical_or)
+logical_xor = binary_op(_E.logical_xor)
 
-neg, abs, exp, log = _unary(_E.neg), _unary(_E.abs), _unary(_E.exp), _unary(_E.log)
-log1p, expm1, sqrt, rsqrt = _unary(_E.log1p), _unary(_E.expm1), _unary(_E.sqrt), _unary(_E.rsqrt)
-sin, cos, tan, tanh = _unary(_E.sin), _unary(_E.cos), _unary(_E.tan), _unary(_E.tanh)
-sigmoid, relu, erf, sign = _unary(_E.sigmoid), _unary(_E.relu), _unary(_E.erf), _unary(_E.sign)
-floor, ceil, round = _unary(_E.floor), _unary(_E.ceil), _unary(_E.round)
-logical_not, bitwise_not = _unary(_E.logical_not), _unary(_E.bitwise_not)
-identity = _unary(_E.identity)
+neg, abs, exp, log = unary_op(_E.neg), unary_op(_E.abs), unary_op(_E.exp), unary_op(_E.log)
+log1p, expm1, sqrt, rsqrt = unary_op(_E.log1p), unary_op(_E.expm1), unary_op(_E.sqrt), unary_op(_E.rsqrt)
+sin, cos, tan, tanh = unary_op(_E.sin), unary_op(_E.cos), unary_op(_E.tan), unary_op(_E.tanh)
+sigmoid, relu, erf, sign = unary_op(_E.sigmoid), unary_op(_E.relu), unary_op(_E.erf), unary_op(_E.sign)
+floor, ceil, round = unary_op(_E.floor), unary_op(_E.ceil), unary_op(_E.round)
+logical_not, bitwise_not = unary_op(_E.logical_not), unary_op(_E.bitwise_not)
+identity = unary_op(_E.identity)
 
 subtract, multiply, divide, true_divide, floor_divide = sub, mul, div, div, floor_div
 ne, eq, lt, le, gt, ge = not_equal, equal, less, less_equal, greater, greater_equal
@@ -150,18 +132,6 @@ def where(condition, x, y):
 select = where
 
 
-def clip(x, xmin=None, xmax=None):
-    """Values of x limited to [xmin, xmax] (either may be None)."""
-    if xmin is not None:
-        x = maximum(x, xmin)
-    if xmax is not None:
-        x = minimum(x, xmax)
-    return x
-
-
-clamp = clip
-
-
 def square(x):
     return mul(x, x)
 
@@ -204,10 +174,12 @@ def stop_gradient(x):
 def _reduction(name, doc):
     prim = REGISTRY[name]
 
-    def op(x, axis=None, keep_dims=False, *, keepdims=None):
+    def op(x, axis=None, keep_dims=False, *, keepdims=None, dim=None, keepdim=None,
+           dtype=None):
         x = x if isinstance(x, Tensor) else Tensor(x)
-        keep = keep_dims if keepdims is None else keepdims
-        return bind(prim, x, axis=axes_arg(name, x, axis), keep_dims=bool(keep))
+        axis, keep = reduction_args(axis, keep_dims, dim, keepdim, keepdims)
+        out = bind(prim, x, axis=axes_arg(name, x, axis), keep_dims=keep)
+        return out if dtype is None else cast(out, dtype)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc
     return op
@@ -226,46 +198,19 @@ def _count(x, axes):
     return int(np.prod([shape[a] for a in axes] if axes is not None else shape, dtype=np.int64))
 
 
-def mean(x, axis=None, keep_dims=False, *, keepdims=None):
-    """Arithmetic mean over `axis`."""
+def mean(x, axis=None, keep_dims=False, *, keepdims=None, dim=None, keepdim=None,
+         dtype=None):
+    """Arithmetic mean over `axis` (also spelled dim; keep_dims, keepdims or keepdim)."""
     x = x if isinstance(x, Tensor) else Tensor(x)
-    keep = keep_dims if keepdims is None else keepdims
+    axis, keep = reduction_args(axis, keep_dims, dim, keepdim, keepdims)
     axes = axes_arg("mean", x, axis)
     if not x.dtype.is_float:
         x = cast(x, np.float32)
-    return div(sum(x, axes, keep), float(_py_max(_count(x, axes), 1)))
+    out = div(sum(x, axes, keep), float(_py_max(_count(x, axes), 1)))
+    return out if dtype is None else cast(out, dtype)
 
 
 reduce_mean = mean
-
-
-def var(x, axis=None, ddof=0, keep_dims=False):
-    axes = normalizeaxes_arg(axis, x.ndim)
-    centered = sub(x, mean(x, axes, True))
-    return div(sum(mul(centered, centered), axes, keep_dims), float(_py_max(_count(x, axes) - ddof, 1)))
-
-
-def std(x, axis=None, ddof=0, keep_dims=False):
-    return sqrt(var(x, axis, ddof, keep_dims))
-
-
-def norm(x, ord=None, axis=None, keep_dims=False):
-    """Vector 2-norm (ord None/2), 1-norm, or inf-norm over `axis`."""
-    if ord in (None, 2, "fro"):
-        return sqrt(sum(mul(x, x), axis, keep_dims))
-    if ord == 1:
-        return sum(abs(x), axis, keep_dims)
-    if ord == float("inf"):
-        return amax(abs(x), axis, keep_dims)
-    raise ValueError(f"ops.norm: ord={ord!r} is not supported (None, 1, 2, inf)")
-
-
-def logsumexp(x, axis=None, keep_dims=False):
-    axes = normalizeaxes_arg(axis, x.ndim)
-    # shifting by the max keeps exp in range and does not change the value or the gradient
-    shift = stop_gradient(amax(x, axes, True))
-    out = add(log(sum(exp(sub(x, shift)), axes, True)), shift)
-    return out if keep_dims else squeeze(out, axes)
 
 
 def argmax(x, axis=None, keepdims=False, *, dim=None, keepdim=None, output_type=np.int64):

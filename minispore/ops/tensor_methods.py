@@ -1,5 +1,7 @@
 """The operators and methods of `Tensor`, attached to it here: each is one `minispore.ops` call
 (Tensor lives in core, below ops, as autodidax attaches operators to its tracer classes).
+Reductions with MindSpore's keyword spellings and the methods mirroring the wider op surface
+are attached by `ops.tensor_surface`.
 
     >>> import minispore as ms
     >>> x = ms.Tensor([[1.0, 2.0], [3.0, 4.0]])
@@ -142,34 +144,6 @@ class TensorMethods:
     def broadcast_to(self, shape):
         return F.broadcast_to(self, shape)
 
-    def sum(self, axis=None, keep_dims=False, dtype=None):
-        out = F.sum(self, axis, keep_dims)
-        return out if dtype is None else out.astype(dtype)
-
-    def mean(self, axis=None, keep_dims=False):
-        return F.mean(self, axis, keep_dims)
-
-    def max(self, axis=None, keep_dims=False):
-        return F.amax(self, axis, keep_dims)
-
-    def min(self, axis=None, keep_dims=False):
-        return F.amin(self, axis, keep_dims)
-
-    def prod(self, axis=None, keep_dims=False):
-        return F.prod(self, axis, keep_dims)
-
-    def argmax(self, axis=None, keep_dims=False):
-        return F.argmax(self, axis, keep_dims)
-
-    def argmin(self, axis=None, keep_dims=False):
-        return F.argmin(self, axis, keep_dims)
-
-    def all(self, axis=None, keep_dims=False):
-        return F.all(self, axis, keep_dims)
-
-    def any(self, axis=None, keep_dims=False):
-        return F.any(self, axis, keep_dims)
-
     def abs(self):
         return F.abs(self)
 
@@ -191,23 +165,11 @@ class TensorMethods:
     def sigmoid(self):
         return F.sigmoid(self)
 
-    def clip(self, xmin=None, xmax=None):
-        return F.clip(self, xmin, xmax)
-
     def pow(self, exponent):
         return F.pow(self, exponent)
 
     def softmax(self, axis=-1):
         return F.softmax(self, axis)
-
-    def std(self, axis=None, ddof=0, keep_dims=False):
-        return F.std(self, axis, ddof, keep_dims)
-
-    def var(self, axis=None, ddof=0, keep_dims=False):
-        return F.var(self, axis, ddof, keep_dims)
-
-    def norm(self, ord=None, axis=None, keep_dims=False):
-        return F.norm(self, ord, axis, keep_dims)
 
     def matmul(self, other):
         return F.matmul(self, other)

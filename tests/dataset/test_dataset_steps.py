@@ -113,7 +113,7 @@ def test_filter_and_its_errors():
 
 
 def test_split_sizes_follow_mindspore_rounding():
-    from minispore.dataset.steps import split_sizes
+    from minispore.dataset.engine import split_sizes
     assert split_sizes([0.8, 0.2], 10) == [8, 2]
     assert split_sizes([0.33, 0.33, 0.34], 10) == [4, 3, 3]  # the shortfall goes to the first
     assert split_sizes([0.5, 0.25, 0.25], 3) == [1, 1, 1]  # round(0.75)=1 twice, 2 -> 1

@@ -71,10 +71,11 @@ def check_rule(prim, sample, mode):
             assert_close(g, w, rtol=tol, atol=tol)
 
 
-@pytest.mark.parametrize("name", sorted(n for n in REGISTRY if n != "nonzero"))
+@pytest.mark.parametrize("name", sorted(REGISTRY))
 def test_batching_rule_matches_a_loop_over_lanes(name, mode, capsys):
     for sample in samples_of(name):
-        check_rule(REGISTRY[name], sample, mode)
+        if sample.inputs:  # vmap needs an input to batch (a random draw may have none)
+            check_rule(REGISTRY[name], sample, mode)
 
 
 def extra_samples(rng):
@@ -115,11 +116,6 @@ def extra_samples(rng):
 def test_more_rule_branches_match_a_loop_over_lanes(name, mode):
     for s in extra_samples(np.random.default_rng(0))[name]:
         check_rule(REGISTRY[name], s, mode)
-
-
-def test_nonzero_cannot_be_vmapped():
-    with pytest.raises(NotImplementedError, match="nonzero"):
-        ms.vmap(ops.nonzero)(Tensor(np.eye(3)))
 
 
 FAMILIES_WITH_RULES = {

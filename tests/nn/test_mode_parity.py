@@ -121,6 +121,17 @@ def on_input(layer, in_shape, out_shape):
     return Setup(layer, randn(in_shape, 5), randn(out_shape, 6))
 
 
+class WithK(nn.Cell):
+    """`cell(x, k)` for a Cell taking a second argument (Tril, Triu)."""
+
+    def __init__(self, cell, k):
+        super().__init__()
+        self.cell, self.k = cell, k
+
+    def construct(self, x):
+        return self.cell(x, self.k)
+
+
 class ThroughCellList(nn.Cell):
     """Dense layers held in a CellList, applied in order."""
 
@@ -241,6 +252,11 @@ LAYER_CASES = [
     (nn.AvgPool2d, "ceil", lambda: conv_then(nn.AvgPool2d(2, 2, ceil_mode=True),
                                              (2, 3, 3, 3))),
     (nn.CellList, "", lambda: Setup(ThroughCellList(), randn((5, 4), 1), randn((5, 3), 2))),
+    (nn.Tril, "", lambda: on_input(nn.SequentialCell([nn.Dense(4, 3), WithK(nn.Tril(), 1)]),
+                                   (2, 3, 4), (2, 3, 3))),
+    (nn.Triu, "", lambda: on_input(nn.SequentialCell([nn.Dense(4, 3), WithK(nn.Triu(), -1)]),
+                                   (2, 3, 4), (2, 3, 3))),
+    (nn.Roll, "", lambda: dense_then(nn.Roll((1, -1), (0, 1)))),
 ]
 
 LOSS_CASES = [

@@ -73,6 +73,46 @@ MS_FLOAT_MATH(ms_tan, tanf, tan)
 MS_FLOAT_MATH(ms_tanh, tanhf, tanh)
 MS_FLOAT_MATH(ms_erf, erff, erf)
 MS_FLOAT_MATH(ms_sigmoid, ms_sigmoid_f32, ms_sigmoid_f64)
+MS_FLOAT_MATH(ms_asin, asinf, asin)
+MS_FLOAT_MATH(ms_acos, acosf, acos)
+MS_FLOAT_MATH(ms_atan, atanf, atan)
+MS_FLOAT_MATH(ms_sinh, sinhf, sinh)
+MS_FLOAT_MATH(ms_cosh, coshf, cosh)
+MS_FLOAT_MATH(ms_asinh, asinhf, asinh)
+MS_FLOAT_MATH(ms_acosh, acoshf, acosh)
+MS_FLOAT_MATH(ms_atanh, atanhf, atanh)
+MS_FLOAT_MATH(ms_exp2, exp2f, exp2)
+MS_FLOAT_MATH(ms_log2, log2f, log2)
+MS_FLOAT_MATH(ms_log10, log10f, log10)
+MS_FLOAT_MATH(ms_erfc, erfcf, erfc)
+MS_FLOAT_MATH(ms_lgamma, lgammaf, lgamma)
+
+#define MS_FLOAT_MATH2(name, f32, f64)                                                      \
+  __device__ __forceinline__ float name(float a, float b) { return f32(a, b); }            \
+  __device__ __forceinline__ double name(double a, double b) { return f64(a, b); }         \
+  template <typename T> __device__ __forceinline__ float name(T a, T b) {                  \
+    return f32(float(a), float(b));                                                         \
+  }
+MS_FLOAT_MATH2(ms_atan2, atan2f, atan2)
+MS_FLOAT_MATH2(ms_hypot, hypotf, hypot)
+MS_FLOAT_MATH2(ms_copysign, copysignf, copysign)
+
+// C's remainder (the dividend's sign); numpy gives 0 for an integer divided by 0
+__device__ __forceinline__ float ms_fmod(float a, float b) { return fmodf(a, b); }
+__device__ __forceinline__ double ms_fmod(double a, double b) { return fmod(a, b); }
+template <typename T> __device__ __forceinline__ T ms_fmod(T a, T b) {
+  return b == T(0) ? T(0) : T(a % b);
+}
+
+// classification: integers are finite numbers; x - x is nan exactly for inf and nan
+template <typename T> __device__ __forceinline__ bool ms_isnan(T x) { return x != x; }
+template <typename T> __device__ __forceinline__ bool ms_isinf(T x) {
+  return x == x && x - x != x - x;
+}
+template <typename T> __device__ __forceinline__ bool ms_isfinite(T x) { return x - x == x - x; }
+__device__ __forceinline__ bool ms_signbit(float x) { return signbit(x); }
+__device__ __forceinline__ bool ms_signbit(double x) { return signbit(x); }
+template <typename T> __device__ __forceinline__ bool ms_signbit(T x) { return x < T(0); }
 
 // rounding keeps the dtype; integers are already integral
 #define MS_ROUNDING(name, f32, f64)                                                         \
@@ -82,6 +122,7 @@ MS_FLOAT_MATH(ms_sigmoid, ms_sigmoid_f32, ms_sigmoid_f64)
 MS_ROUNDING(ms_floor, floorf, floor)
 MS_ROUNDING(ms_ceil, ceilf, ceil)
 MS_ROUNDING(ms_rint, rintf, rint)  // half to even, as numpy
+MS_ROUNDING(ms_trunc, truncf, trunc)
 
 // numpy's divmod for floats: q * b + r == a with r of the sign of b; b == 0 gives inf/nan
 #define MS_FLOAT_DIVMOD(F, FMOD, FLOOR, COPYSIGN)                                          \

@@ -2,5 +2,10 @@
 from .python_data import GeneratorDataset, NumpySlicesDataset  # noqa: F401
 from .random_data import RandomDataset, Schema  # noqa: F401
 from .text_files import CSVDataset, Shuffle, TextFileDataset  # noqa: F401
-from .vision_files import (Cifar10Dataset, Cifar100Dataset, FashionMnistDataset,  # noqa: F401
-                           ImageFolderDataset, MnistDataset)
+from .vision_files import (  # noqa: F401
+                           Cifar10Dataset,
+                           Cifar100Dataset,
+                           FashionMnistDataset,
+                           ImageFolderDataset,
+                           MnistDataset,
+)

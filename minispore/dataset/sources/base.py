@@ -11,9 +11,15 @@ import numpy as np
 from .. import config
 from ..engine import Dataset
 from ..randomness import ROWS_PER_BLOCK
-from ..samplers import (RandomSampler, SequentialSampler, SubsetRandomSampler, SubsetSampler,
-                        select_sampler)
-from ..workers import failure_from, run_ordered
+from ..samplers import (
+    RandomSampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+    SubsetSampler,
+    select_sampler,
+)
+from ..failures import failure_from
+from ..workers import run_ordered
 
 __all__ = ["MappableSource"]
 
@@ -62,8 +68,7 @@ class MappableSource(Dataset):
         """One split of `split`: a copy of this source reading only rows `indices`."""
         if type(self._sampler) not in (RandomSampler, SequentialSampler) or getattr(
                 self._sampler, "start_index", 0):
-            from ..steps import SelectDataset  # positions differ from row indices here
-            return SelectDataset(self, indices)
+            return self._steps["select"](self, indices)
         part = copy.copy(self)
         part._sampler = (SubsetRandomSampler if randomize else SubsetSampler)(np.sort(indices))
         part._size, part._epochs_started = None, 0

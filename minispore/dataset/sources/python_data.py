@@ -93,8 +93,7 @@ class GeneratorDataset(MappableSource):
     def _split_by_indices(self, indices, randomize):
         if self._random_access:
             return super()._split_by_indices(indices, randomize)
-        from ..steps import SelectDataset  # a stream: the split keeps rows by position
-        return SelectDataset(self, indices)
+        return self._steps["select"](self, indices)
 
     def _row(self, item):
         values = item if isinstance(item, tuple) else (item,)

@@ -4,6 +4,7 @@ import json
 
 import numpy as np
 
+from ...core.dtype import to_np
 from .. import config
 from ..engine import check_int
 from .base import MappableSource
@@ -39,7 +40,6 @@ class Schema:
     def add_column(self, name, de_type, shape=None):
         """Add a column of element type `de_type` (a minispore or numpy dtype, or its name)
         and `shape` (None: a random shape, fixed for the dataset)."""
-        from ...core.dtype import to_np
         self.columns.append({"name": str(name), "type": to_np(de_type),
                              "shape": None if shape is None else [int(s) for s in shape]})
 

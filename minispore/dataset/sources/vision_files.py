@@ -6,6 +6,7 @@ import os
 
 import numpy as np
 
+from ..vision import Decode
 from .base import MappableSource
 
 __all__ = ["MnistDataset", "FashionMnistDataset", "Cifar10Dataset", "Cifar100Dataset",
@@ -226,7 +227,6 @@ class ImageFolderDataset(MappableSource):
         image = np.fromfile(path, dtype=np.uint8)
         if self._decode:
             if self._decoder is None:
-                from ..vision import Decode
                 self._decoder = Decode()
             try:
                 image = self._decoder(image)

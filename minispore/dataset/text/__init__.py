@@ -10,9 +10,19 @@ pipelines (MindSpore's `dataset.text` basics).
 """
 import numpy as np
 
-from .transforms import (BasicTokenizer, CaseFold, Lookup, NormalizeForm,  # noqa: F401
-                         NormalizeUTF8, PythonTokenizer, RegexTokenizer, ToNumber, Truncate,
-                         UnicodeCharTokenizer, WhitespaceTokenizer)
+from .transforms import (  # noqa: F401
+    BasicTokenizer,
+    CaseFold,
+    Lookup,
+    NormalizeForm,
+    NormalizeUTF8,
+    PythonTokenizer,
+    RegexTokenizer,
+    ToNumber,
+    Truncate,
+    UnicodeCharTokenizer,
+    WhitespaceTokenizer,
+)
 from .vocab import Vocab  # noqa: F401
 
 __all__ = ["BasicTokenizer", "CaseFold", "Lookup", "NormalizeForm", "NormalizeUTF8",

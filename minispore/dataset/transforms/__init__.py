@@ -9,8 +9,18 @@
 """
 from .base import TensorOperation  # noqa: F401
 from .compose import Compose, RandomApply, RandomChoice, RandomOrder  # noqa: F401
-from .tensor_ops import (Concatenate, Duplicate, Fill, Mask, OneHot, PadEnd,  # noqa: F401
-                         Relational, Slice, TypeCast, Unique)
+from .tensor_ops import (  # noqa: F401
+    Concatenate,
+    Duplicate,
+    Fill,
+    Mask,
+    OneHot,
+    PadEnd,
+    Relational,
+    Slice,
+    TypeCast,
+    Unique,
+)
 
 __all__ = ["Compose", "Concatenate", "Duplicate", "Fill", "Mask", "OneHot", "PadEnd",
            "RandomApply", "RandomChoice", "RandomOrder", "Relational", "Slice",

@@ -8,12 +8,35 @@ MindSpore's `dataset.vision`, with numpy and Pillow underneath.
     (3, 2, 2)
 """
 from .autoaugment import AutoAugment  # noqa: F401
-from .color import (AdjustBrightness, AdjustContrast, AdjustGamma, AdjustHue,  # noqa: F401
-                    AdjustSaturation, Grayscale, Invert, Normalize, RandomColorAdjust,
-                    RandomGrayscale, Rescale)
+from .color import (  # noqa: F401
+                    AdjustBrightness,
+                    AdjustContrast,
+                    AdjustGamma,
+                    AdjustHue,
+                    AdjustSaturation,
+                    Grayscale,
+                    Invert,
+                    Normalize,
+                    RandomColorAdjust,
+                    RandomGrayscale,
+                    Rescale,
+)
 from .conversion import Decode, ToNumpy, ToPIL, ToTensor, ToType  # noqa: F401
-from .geometry import (HWC2CHW, CenterCrop, Crop, HorizontalFlip, Pad,  # noqa: F401
-                       RandomCrop, RandomHorizontalFlip, RandomResizedCrop, RandomRotation,
-                       RandomVerticalFlip, Resize, ResizedCrop, Rotate, VerticalFlip)
+from .geometry import (  # noqa: F401
+                    HWC2CHW,
+                    CenterCrop,
+                    Crop,
+                    HorizontalFlip,
+                    Pad,
+                    RandomCrop,
+                    RandomHorizontalFlip,
+                    RandomResizedCrop,
+                    RandomRotation,
+                    RandomVerticalFlip,
+                    Resize,
+                    ResizedCrop,
+                    Rotate,
+                    VerticalFlip,
+)
 from .mixing import CutMixBatch, CutOut, MixUp, MixUpBatch, RandomErasing  # noqa: F401
 from .utils import AutoAugmentPolicy, Border, ImageBatchFormat, Inter  # noqa: F401

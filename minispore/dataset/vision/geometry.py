@@ -11,8 +11,16 @@ from PIL import Image
 
 from .. import randomness
 from ..transforms.base import check_prob
-from .utils import (PIL_FILTERS, Border, ImageTransform, Inter, channel_fill, fill_tuple,
-                    pil_apply, size_pair)
+from .utils import (
+    PIL_FILTERS,
+    Border,
+    ImageTransform,
+    Inter,
+    channel_fill,
+    fill_tuple,
+    pil_apply,
+    size_pair,
+)
 
 __all__ = ["Crop", "CenterCrop", "RandomCrop", "Resize", "ResizedCrop", "RandomResizedCrop",
            "HorizontalFlip", "VerticalFlip", "RandomHorizontalFlip", "RandomVerticalFlip",

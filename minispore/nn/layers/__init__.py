@@ -1,4 +1,5 @@
-"""Layers: Dense, Conv2d, pooling, normalisation, dropout, embedding, activations, containers."""
+"""Layers: Dense, Conv2d, pooling, normalisation, dropout, embedding, activations, containers,
+tensor-op cells (Tril, Triu, Roll)."""
 from .activation import (  # noqa: F401
                          ELU,
                          GELU,
@@ -17,8 +18,9 @@ from .container import CellList, SequentialCell  # noqa: F401
 from .conv import Conv2d  # noqa: F401
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm  # noqa: F401
 from .pooling import AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d  # noqa: F401
+from .tensor_ops import Roll, Tril, Triu  # noqa: F401
 
 __all__ = ["ELU", "GELU", "LeakyReLU", "LogSoftmax", "ReLU", "ReLU6", "Sigmoid", "SiLU", "Softmax",
            "Tanh", "get_activation", "Dense", "Dropout", "Embedding", "Flatten", "CellList",
            "SequentialCell", "Conv2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "AvgPool2d",
-           "MaxPool2d", "AvgPool1d", "MaxPool1d"]
+           "MaxPool2d", "AvgPool1d", "MaxPool1d", "Roll", "Tril", "Triu"]
