@@ -16,7 +16,8 @@ def test_round_trip_and_names():
     assert t.dtype == ms.bfloat16 and str(t.dtype) == "BFloat16" and t.dtype.is_float
     assert t.asnumpy().dtype == BF16
     np.testing.assert_array_equal(t.asnumpy().astype(np.float32), values)
-    assert ms.dtype.to_type("bfloat16") is ms.bfloat16 and ms.Tensor(t.asnumpy()).dtype == ms.bfloat16
+    assert ms.dtype.to_type("bfloat16") is ms.bfloat16
+    assert ms.Tensor(t.asnumpy()).dtype == ms.bfloat16
     # float32 -> bfloat16 rounds to nearest even, keeping 8 bits of mantissa
     rounded = ops.cast(ms.Tensor([1.0 + 2 ** -9, 1.0 + 3 * 2 ** -9], ms.float32), ms.bfloat16)
     assert ops.cast(rounded, ms.float32).asnumpy().tolist() == [1.0, 1.0 + 2 ** -7]

@@ -5,8 +5,16 @@
     >>> scaler = ms.amp.StaticLossScaler(1024.0)
 """
 from ..nn.loss_scale import all_finite  # noqa: F401
-from .loss_scale_manager import (DynamicLossScaleManager, FixedLossScaleManager,  # noqa: F401
-                                 LossScaleManager)
+from .loss_scale_manager import (  # noqa: F401
+                                 DynamicLossScaleManager,
+                                 FixedLossScaleManager,
+                                 LossScaleManager,
+)
 from .loss_scaler import DynamicLossScaler, LossScaler, StaticLossScaler  # noqa: F401
-from .mixed_precision import (auto_mixed_precision, build_train_network,  # noqa: F401
-                              custom_mixed_precision, get_black_list, get_white_list)
+from .mixed_precision import (  # noqa: F401
+                                 auto_mixed_precision,
+                                 build_train_network,
+                                 custom_mixed_precision,
+                                 get_black_list,
+                                 get_white_list,
+)

@@ -11,11 +11,11 @@
 `scale` and `unscale` map over Tensors in nested tuples/lists. The state (the scale, the
 counter) lives in Parameters, so a jitted step that calls adjust updates it in Graph mode too.
 """
-from ..nn.loss_scale import all_finite
-from ..core.parameter import Parameter
-from ..ops import functional as F
 from ..core.dtype import float32, int32
+from ..core.parameter import Parameter
 from ..core.tensor import Tensor
+from ..nn.loss_scale import all_finite
+from ..ops import functional as F
 
 
 def _map(fn, value):

@@ -103,7 +103,8 @@ def custom_mixed_precision(network, *, white_list=None, black_list=None, dtype=f
 _LEVEL_DEFAULTS = {  # MindSpore's build_train_network configuration per level
     "O0": {"keep_batchnorm_fp32": False, "cast_model_type": float32, "loss_scale_manager": None},
     "O1": {"keep_batchnorm_fp32": False, "cast_model_type": float32, "loss_scale_manager": None},
-    "O2": {"keep_batchnorm_fp32": True, "cast_model_type": float16, "loss_scale_manager": "dynamic"},
+    "O2": {"keep_batchnorm_fp32": True, "cast_model_type": float16,
+           "loss_scale_manager": "dynamic"},
     "O3": {"keep_batchnorm_fp32": False, "cast_model_type": float16, "loss_scale_manager": None},
 }
 

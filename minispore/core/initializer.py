@@ -275,7 +275,7 @@ class Sparse(Initializer):
         rows, cols = shape
         rng = _seed.generator()
         data = rng.normal(0.0, self.sigma, shape)
-        zeros = int(math.ceil(self.sparsity * rows))
+        zeros = math.ceil(self.sparsity * rows)
         for col in range(cols):
             data[rng.permutation(rows)[:zeros], col] = 0.0
         return data

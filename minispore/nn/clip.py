@@ -5,8 +5,8 @@
     >>> clip(ms.Tensor([3.0, 4.0]), ms.Tensor(1.0)).asnumpy().tolist()
     [0.6000000238418579, 0.800000011920929]
 """
-from ..ops import functional as F
 from ..core.dtype import float32
+from ..ops import functional as F
 from .cell import Cell
 
 

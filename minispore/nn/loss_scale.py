@@ -18,13 +18,13 @@ dynamic scale shrinks. Written with selects, not Python branches, so a step comp
 import ml_dtypes
 import numpy as np
 
+from ..core.dtype import bool_, float32, int32
+from ..core.parameter import Parameter
+from ..core.tensor import Tensor
 from ..grad.api import GradOperation
 from ..ops import functional as F
-from ..core.dtype import bool_, float32, int32
-from ..core.tensor import Tensor
 from . import validation as V
 from .cell import Cell
-from ..core.parameter import Parameter
 from .wrap import TrainOneStepCell
 
 

@@ -114,7 +114,7 @@ def test_schedules(make, formula):
 def test_one_cycle_rates_and_momentum():
     def one_cycle(step, total=10, peak=1.0, pct=0.3):
         initial, low = peak / 25, peak / 25 / 1e4
-        anneal = lambda a, b, f: b + (a - b) / 2 * (math.cos(math.pi * f) + 1)  # noqa: E731
+        anneal = lambda a, b, f: b + (a - b) / 2 * (math.cos(math.pi * f) + 1)
         up = pct * total - 1
         if step <= up:
             return anneal(initial, peak, step / up), anneal(0.95, 0.85, step / up)

@@ -3,8 +3,7 @@ over several steps with weight decay, parameter groups and a learning-rate sched
 modes (so both modes end with the same parameters)."""
 import numpy as np
 import pytest
-from optim_checks import (assert_params_close, loss_of, make_params, reference, rule_reference,
-                          run)
+from optim_checks import assert_params_close, loss_of, make_params, reference, rule_reference, run
 
 import minispore as ms
 from minispore import Parameter, Tensor, nn

@@ -49,7 +49,7 @@ def test_lists_and_custom_mixed_precision():
     assert nn.Dense in ms.amp.get_white_list() and nn.BatchNorm2d in ms.amp.get_black_list()
     net = ms.amp.custom_mixed_precision(mlp(), black_list=[nn.Dense])
     assert net(T(np.ones((5, 4), np.float32))).dtype == ms.float32
-    assert net[0].__dict__["_amp_dtype"] == ms.float32 and net[1].__dict__["_amp_dtype"] == ms.float16
+    assert net[0]._amp_dtype == ms.float32 and net[1]._amp_dtype == ms.float16
     with pytest.raises(ValueError, match="exactly one"):
         ms.amp.custom_mixed_precision(mlp())
     with pytest.raises(ValueError, match="amp_level must be"):
@@ -128,13 +128,13 @@ def test_an_overflowing_step_is_skipped_and_the_scale_halves(mode):
     net, opt, step = half_precision_step(2.0 ** 15)  # 2^15 * gradients ~ 10: inf in float16
     state = {p.name: p.asnumpy().copy() for p in list(net.trainable_params()) +
              list(opt.get_parameters())}
-    loss, overflow, scale = step(x, y)
+    _, overflow, scale = step(x, y)
     assert bool(overflow) and float(scale) == 2.0 ** 15
     assert float(step.scale_sense) == 2.0 ** 14                    # halved
     for p in list(net.trainable_params()) + list(opt.get_parameters()):
         np.testing.assert_array_equal(p.asnumpy(), state[p.name], err_msg=p.name)
     for _ in range(8):                                              # it shrinks until finite
-        loss2, overflow, scale = step(x, y)
+        _, overflow, scale = step(x, y)
         if not bool(overflow):
             break
     assert not bool(overflow) and int(opt.global_step) == 1
@@ -158,7 +158,7 @@ def test_fixed_scale_sense_tensor_and_set_sense_scale():
     plain = nn.TrainOneStepCell(nn.WithLossCell(reference, nn.MSELoss()),
                                 nn.SGD(reference.trainable_params(), learning_rate=0.1))
     x, y = T(np.ones((4, 3), np.float32)), T(np.ones((4, 1), np.float32))
-    loss, overflow, scale = step(x, y)
+    _, overflow, scale = step(x, y)
     plain(x, y)
     assert not bool(overflow) and float(scale) == 1024.0
     np.testing.assert_allclose(net.weight.asnumpy(), reference.weight.asnumpy(), rtol=1e-6)

@@ -18,9 +18,9 @@ scheduler drives the optimizer.
 import bisect
 import math
 
-from ...ops import functional as F
 from ...core.dtype import float32
 from ...core.tensor import Tensor
+from ...ops import functional as F
 from .optimizer import Optimizer
 
 

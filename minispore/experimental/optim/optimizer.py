@@ -15,14 +15,14 @@ Called as `optimizer(grads)` like minispore.nn's optimizers, with the same check
 """
 import numbers
 
+from ...core.dtype import float32, int32
+from ...core.parameter import Parameter, ParameterTuple
+from ...core.tensor import Tensor
 from ...grad import tape
 from ...nn.cell import Cell
 from ...nn.optim.optimizer import checked_gradients
 from ...nn.optim.param_groups import check_parameters
-from ...core.parameter import Parameter, ParameterTuple
 from ...ops import functional as F
-from ...core.dtype import float32, int32
-from ...core.tensor import Tensor
 
 
 class Optimizer(Cell):
@@ -34,7 +34,7 @@ class Optimizer(Cell):
     def __init__(self, params, defaults):
         super().__init__(auto_prefix=False)
         owner = type(self).__name__
-        if isinstance(params, Parameter) or isinstance(params, Tensor):
+        if isinstance(params, (Parameter, Tensor)):
             raise TypeError(f"{owner}: params must be a list of Parameters or of group dicts")
         items = list(params)
         if not items:

@@ -5,7 +5,7 @@
     >>> opt = ms.nn.RMSProp(net.trainable_params(), learning_rate=0.01, centered=True)
 """
 from .ada_grad import Adadelta, Adagrad, ProximalAdagrad  # noqa: F401
-from .adam import AdaMax, Adam, AdamWeightDecay, LazyAdam  # noqa: F401
+from .adam import Adam, AdaMax, AdamWeightDecay, LazyAdam  # noqa: F401
 from .asgd import ASGD, Rprop  # noqa: F401
 from .ftrl import FTRL  # noqa: F401
 from .lamb import LARS, Lamb  # noqa: F401

@@ -9,7 +9,6 @@
 
 The bias corrections use t, the 1-based step (`Optimizer.step_index`), in float32.
 """
-from ...core.dtype import float32
 from ...ops import functional as F
 from .. import validation as V
 from .optimizer import Optimizer

@@ -7,11 +7,11 @@
 
 Both count steps from 1 (s below), as MindSpore's do after incrementing global_step.
 """
-from ...ops import functional as F
 from ...core.dtype import float32
-from ...core.tensor import Tensor
-from .. import validation as V
 from ...core.parameter import Parameter, ParameterTuple
+from ...core.tensor import Tensor
+from ...ops import functional as F
+from .. import validation as V
 from .optimizer import Optimizer
 
 
@@ -73,7 +73,8 @@ class Rprop(Optimizer):
         if not isinstance(etas, tuple) or len(etas) != 2:
             raise ValueError(f"{owner}: etas must be a tuple of two floats, got {etas!r}")
         if not isinstance(step_sizes, tuple) or len(step_sizes) != 2:
-            raise ValueError(f"{owner}: step_sizes must be a tuple of two floats, got {step_sizes!r}")
+            raise ValueError(f"{owner}: step_sizes must be a tuple of two floats, "
+                             f"got {step_sizes!r}")
         self.etaminus = V.number_in(etas[0], "etaminus", owner, 0.0, 1.0, low_open=True,
                                     high_open=True)
         self.etaplus = V.number_in(etas[1], "etaplus", owner, 1.0, float("inf"), low_open=True)

@@ -11,9 +11,9 @@ A group dict has 'params' and optionally 'lr', 'weight_decay' (a number or a sch
 the step) and 'grad_centralization'; one extra dict {'order_params': [...]} may fix the order
 in which gradients arrive (MindSpore's rules and keys).
 """
+from ...core.parameter import Parameter
 from .. import validation as V
 from ..cell import Cell
-from ...core.parameter import Parameter
 
 GROUP_KEYS = ("params", "lr", "weight_decay", "grad_centralization")
 

@@ -43,7 +43,8 @@ class RMSProp(Optimizer):
     def _update(self, index, param, grad, lr):
         mean_square, moment = self.ms[index], self.moment[index]
         keep = 1.0 - self.decay_rate
-        F.assign(mean_square, F.add(mean_square, F.mul(F.sub(F.mul(grad, grad), mean_square), keep)))
+        squared = F.sub(F.mul(grad, grad), mean_square)
+        F.assign(mean_square, F.add(mean_square, F.mul(squared, keep)))
         if not self.centered:
             denom = F.add(mean_square, self.epsilon)
             F.assign(moment, F.add(F.mul(moment, self.momentum),
