@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import config
 from ..engine import Dataset
+from ..failures import failure_from
 from ..randomness import ROWS_PER_BLOCK
 from ..samplers import (
     RandomSampler,
@@ -18,7 +19,6 @@ from ..samplers import (
     SubsetSampler,
     select_sampler,
 )
-from ..failures import failure_from
 from ..workers import run_ordered
 
 __all__ = ["MappableSource"]
