@@ -5,6 +5,7 @@ program succeeded: nothing is lost when a run raises). `VjpExecutable` runs a co
 forward that also returns the residuals, and records one node on the eager tape whose rule
 runs the compiled backward: how gradients flow through a jitted call in PyNative.
 """
+from ..core.dtype import is_float_np
 from ..core.pytree import unflatten
 from ..core.tensor import Tensor
 from ..grad import tape
@@ -30,7 +31,8 @@ class VjpExecutable:
     def __init__(self, traced, forward, backward):
         self.traced = traced
         self.forward, self.backward = forward, backward
-        self.float_outputs = [v.dtype.kind == "f" for v in traced.graph.outputs[:traced.n_outputs]]
+        self.float_outputs = [is_float_np(v.dtype)
+                              for v in traced.graph.outputs[:traced.n_outputs]]
 
     def __call__(self, leaves):
         t = self.traced

@@ -16,6 +16,7 @@ Matmul, conv and other reductions are boundaries: they run on BLAS / numpy.
 """
 from dataclasses import dataclass, field
 
+from ..core.dtype import is_float_np
 from ..ops.families import PARTIAL_ON_INTEGERS, P
 
 MIN_GROUP_SIZE = 2  # a single op gains little from a kernel over numpy's own loop...
@@ -56,7 +57,7 @@ class FusedGroup:
 
 
 def _float_dtype(node):
-    kinds = [v.dtype for v in list(node.inputs) + list(node.outputs) if v.dtype.kind == "f"]
+    kinds = [v.dtype for v in list(node.inputs) + list(node.outputs) if is_float_np(v.dtype)]
     if len({d for d in kinds}) > 1:
         return "mixed"
     return kinds[0] if kinds else None

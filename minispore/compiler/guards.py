@@ -31,7 +31,10 @@ def _cell_key(cell):
         attrs = tuple((k, _value_key(v)) for k, v in sub.__dict__.items()
                       if not k.startswith("_") and not _is_cell(v)
                       and not isinstance(v, types.FunctionType))
-        out.append((name, id(sub), sub.training, attrs))
+        # forward hooks and to_float casts are traced into the graph: changing them recompiles
+        wrappers = (tuple(sub._forward_pre_hooks), tuple(sub._forward_hooks),
+                    sub._amp_dtype, sub._amp_output)
+        out.append((name, id(sub), sub.training, attrs, wrappers))
     return tuple(out)
 
 

@@ -5,6 +5,7 @@ value; only nodes with an `effect` (state writes, random draws) are never merged
 """
 import numpy as np
 
+from ..core.dtype import is_float_np
 from ..core.ir import Graph, Node, Var
 from ..ops.linalg import transpose_attrs
 from ..ops.families import ASSIGNMENTS, IDENTITIES, JOINT, PRODUCTS, REDUCTIONS, P
@@ -252,7 +253,7 @@ def _epilogue(node, producer, uses):
     """(c, (a, b), the product's transpose flags, scale or None) if `node` adds/subtracts
     [scale *] (a @ b) to c, else None."""
     out = node.outputs[0]
-    if out.dtype.kind != "f":
+    if not is_float_np(out.dtype):
         return None
     candidates = [(node.inputs[0], node.inputs[1])]
     if node.prim is P.add:

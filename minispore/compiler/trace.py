@@ -13,6 +13,7 @@ trace (`breaks`); if the function broke, the call has then run segment by segmen
 """
 import numpy as np
 
+from ..core.dtype import is_float_np
 from ..core.ir import Graph, Var
 from ..core.pytree import flatten, unflatten
 from ..core.tensor import Tensor
@@ -64,7 +65,7 @@ def trace(fn, args, kwargs, name, with_backward=False, breaks=None, arguments=No
         if with_backward:
             with tape.recording():
                 for t in inputs:
-                    if t._data.dtype.kind == "f":
+                    if is_float_np(t._data.dtype):
                         t._node = tape.Node("input", None, (), (t,))
                 out = fn(*sym_args, **sym_kwargs)
             out_leaves, out_structure = flatten(out, is_tensor)

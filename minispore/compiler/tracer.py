@@ -20,6 +20,7 @@ import numpy as np
 
 from ..context import device
 from ..context.interpreter import STATE, Interpreter, using
+from ..core.dtype import is_float_np
 from ..core.eager import EAGER
 from ..core.ir import Aval, Graph, Node, Var
 from ..core.parameter import Parameter
@@ -91,7 +92,7 @@ class TracingInterpreter(Interpreter):
                 entry = (x, Var(data.shape, data.dtype), data)
                 self.captured[id(x)] = entry
                 self.given[entry[1].id] = data
-                if self.watch_captured and data.dtype.kind == "f":
+                if self.watch_captured and is_float_np(data.dtype):
                     self._saved_nodes[id(x)] = x._node
                     x._node = tape.Node("captured", None, (), (x,))
             return entry[1]

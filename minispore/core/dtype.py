@@ -7,8 +7,20 @@
 Promotion follows MindSpore: a Python scalar takes the tensor's dtype (except a float scalar
 with an integer tensor, which gives Float32); two tensors promote along
 bool < integers < floats; true division of integers gives Float32.
+
+bfloat16 is numpy's through the ml_dtypes package (numpy sees its kind as 'V'): use
+`is_float_np` rather than `dtype.kind == "f"` on numpy dtypes. With float16 it promotes to
+float32 (neither holds the other), as in MindSpore.
 """
+import ml_dtypes
 import numpy as np
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+
+
+def is_float_np(np_dtype):
+    """Whether a numpy dtype is a floating-point one (bfloat16 included)."""
+    return np_dtype.kind == "f" or np_dtype == BF16
 
 
 class Type:
@@ -19,7 +31,7 @@ class Type:
     def __init__(self, name, np_dtype):
         self.name = name
         self.np = np.dtype(np_dtype)
-        self.kind = self.np.kind  # 'b', 'i', 'u', 'f'
+        self.kind = "f" if is_float_np(self.np) else self.np.kind  # 'b', 'i', 'u', 'f'
         self.itemsize = self.np.itemsize
 
     @property
@@ -57,10 +69,11 @@ int32 = Type("Int32", np.int32)
 int64 = Type("Int64", np.int64)
 uint8 = Type("UInt8", np.uint8)
 float16 = Type("Float16", np.float16)
+bfloat16 = Type("BFloat16", BF16)
 float32 = Type("Float32", np.float32)
 float64 = Type("Float64", np.float64)
 
-ALL_TYPES = (bool_, int8, int16, int32, int64, uint8, float16, float32, float64)
+ALL_TYPES = (bool_, int8, int16, int32, int64, uint8, float16, bfloat16, float32, float64)
 _BY_NUMPY = {t.np: t for t in ALL_TYPES}
 _BY_NAME = {t.name.lower(): t for t in ALL_TYPES}
 _BY_NAME.update({"bool": bool_, "bool_": bool_, "float": float32, "int": int64,
@@ -104,13 +117,20 @@ def from_np(np_dtype):
 _RANK = {"b": 0, "u": 1, "i": 1, "f": 2}
 
 
+def _rank(np_dtype):
+    return 2 if is_float_np(np_dtype) else _RANK[np_dtype.kind]
+
+
 def promote_np(a, b):
     """Result numpy dtype of a binary op on two tensors of numpy dtypes a and b."""
     if a == b:
         return a
-    ka, kb = _RANK[a.kind], _RANK[b.kind]
+    ka, kb = _rank(a), _rank(b)
     if ka != kb:
         return a if ka > kb else b
+    if BF16 in (a, b):   # the other is float16 (-> float32), float32 or float64
+        other = b if a == BF16 else a
+        return np.promote_types(other, np.float32)
     return np.promote_types(a, b)
 
 
@@ -118,7 +138,7 @@ def scalar_np_dtype(tensor_dtype, scalar):
     """numpy dtype a Python scalar takes when combined with a tensor of `tensor_dtype`."""
     if isinstance(scalar, bool):
         return tensor_dtype
-    if isinstance(scalar, float) and tensor_dtype.kind != "f":
+    if isinstance(scalar, float) and not is_float_np(tensor_dtype):
         return np.dtype(np.float32)
     if isinstance(scalar, int) and tensor_dtype.kind == "b":
         return np.dtype(np.int64)

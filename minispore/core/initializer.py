@@ -7,11 +7,21 @@
     >>> w = initializer(HeUniform(), (4, 3, 5, 5))      # fan_in = 3 * 5 * 5
     >>> w = initializer(Normal(sigma=0.02), [8, 8])
 
-`initializer(init, shape, dtype)` returns a Tensor; `init` is a name ('normal', 'zeros',
-'ones', 'uniform', 'truncatedNormal', 'xavier_uniform', 'xavier_normal', 'he_uniform',
-'he_normal'), an `Initializer` instance, a number (a constant) or a Tensor of that shape.
-Random draws come from the generator `ms.set_seed` seeds. Fans follow MindSpore: for a
-weight of shape (out, in, *kernel), fan_in = in * prod(kernel), fan_out = out * prod(kernel).
+`initializer(init, shape, dtype)` returns a Tensor whose values are made lazily, as in
+MindSpore: its shape and dtype are known at once, its data exists after `init_data()` (or the
+first use that needs it: an op, `asnumpy()`, a Parameter built on it). `init` is a name
+('normal', 'zeros', 'ones', 'uniform', 'truncatedNormal', 'xavier_uniform', 'xavier_normal',
+'he_uniform', 'he_normal', 'orthogonal', 'identity', 'dirac', 'varianceScaling', and each class
+name in lower case), an `Initializer` instance or class, a number (a constant) or a Tensor of
+that shape. Random draws come from the generator `ms.set_seed` seeds, when the data is made.
+Fans follow MindSpore: for a weight of shape (out, in, *kernel), fan_in = in * prod(kernel),
+fan_out = out * prod(kernel).
+
+    >>> t = initializer(Orthogonal(), (3, 5))
+    >>> t.has_init, t.shape
+    (True, (3, 5))
+    >>> bool(np.allclose(t.init_data().asnumpy() @ t.asnumpy().T, np.eye(3), atol=1e-6))
+    True
 """
 import math
 import numbers
@@ -19,15 +29,22 @@ import numbers
 import numpy as np
 
 from . import seed as _seed
-from .dtype import to_np
+from .dtype import from_np, to_np
 from .tensor import Tensor
 
 
 class Initializer:
-    """Base class: `_initialize(shape)` returns a float64 numpy array of that shape."""
+    """Base class: `_initialize(shape)` returns a float64 numpy array of that shape;
+    `_validate(shape)` raises for shapes it cannot fill (checked when `initializer` is called,
+    before the lazy data is made)."""
 
     def __call__(self, shape):
-        return self._initialize(tuple(shape))
+        shape = tuple(shape)
+        self._validate(shape)
+        return self._initialize(shape)
+
+    def _validate(self, shape):
+        """Nothing to check by default."""
 
     def _initialize(self, shape):
         raise NotImplementedError
@@ -116,7 +133,14 @@ class TruncatedNormal(Initializer):
                              random_state=_seed.generator())
 
 
-class XavierUniform(Initializer):
+class _FanBased(Initializer):
+    """An initializer scaled by the fans: the tensor needs rank >= 2."""
+
+    def _validate(self, shape):
+        _fans(shape, type(self).__name__)
+
+
+class XavierUniform(_FanBased):
     """U(-b, b) with b = gain * sqrt(6 / (fan_in + fan_out)) (Glorot)."""
 
     def __init__(self, gain=1):
@@ -128,7 +152,7 @@ class XavierUniform(Initializer):
         return _seed.generator().uniform(-bound, bound, shape)
 
 
-class XavierNormal(Initializer):
+class XavierNormal(_FanBased):
     """N(0, s^2) with s = gain * sqrt(2 / (fan_in + fan_out))."""
 
     def __init__(self, gain=1):
@@ -139,7 +163,7 @@ class XavierNormal(Initializer):
         return _seed.generator().normal(0.0, self.gain * math.sqrt(2.0 / (fan_in + fan_out)), shape)
 
 
-class _He(Initializer):
+class _He(_FanBased):
     def __init__(self, negative_slope=0, mode="fan_in", nonlinearity="leaky_relu"):
         if mode not in ("fan_in", "fan_out"):
             raise ValueError(f"{type(self).__name__}: mode must be 'fan_in' or 'fan_out', "
@@ -168,11 +192,126 @@ class HeNormal(_He):
         return _seed.generator().normal(0.0, self._std(shape), shape)
 
 
+class VarianceScaling(_FanBased):
+    """Samples scaled by n, the fan ('fan_in', 'fan_out', or their mean for 'fan_avg'):
+    'truncated_normal' N(0, s^2) cut at 2 s, s = sqrt(scale / n) / 0.8796 (the cut's std);
+    'untruncated_normal' N(0, scale / n); 'uniform' U(-sqrt(3 scale / n), sqrt(3 scale / n))."""
+
+    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal"):
+        if isinstance(scale, bool) or not isinstance(scale, numbers.Real) or scale <= 0:
+            raise ValueError(f"VarianceScaling: scale must be a number > 0, got {scale!r}")
+        if mode not in ("fan_in", "fan_out", "fan_avg"):
+            raise ValueError(f"VarianceScaling: mode must be 'fan_in', 'fan_out' or 'fan_avg', "
+                             f"got {mode!r}")
+        if distribution not in ("uniform", "truncated_normal", "untruncated_normal"):
+            raise ValueError(f"VarianceScaling: distribution must be 'uniform', "
+                             f"'truncated_normal' or 'untruncated_normal', got {distribution!r}")
+        self.scale, self.mode, self.distribution = scale, mode, distribution
+
+    def _initialize(self, shape):
+        fan_in, fan_out = _fans(shape, "VarianceScaling")
+        fan = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2}[self.mode]
+        variance = self.scale / max(1.0, fan)
+        if self.distribution == "uniform":
+            limit = math.sqrt(3.0 * variance)
+            return _seed.generator().uniform(-limit, limit, shape)
+        if self.distribution == "untruncated_normal":
+            return _seed.generator().normal(0.0, math.sqrt(variance), shape)
+        from scipy.stats import truncnorm
+        # 0.8796... is the standard deviation of N(0, 1) cut to [-2, 2]
+        std = math.sqrt(variance) / 0.87962566103423978
+        return truncnorm.rvs(-2.0, 2.0, scale=std, size=shape, random_state=_seed.generator())
+
+
+class Orthogonal(Initializer):
+    """A (semi-)orthogonal matrix times `gain`: rows = shape[0], columns = the rest flattened;
+    the Q of a QR decomposition of a standard normal matrix, signs fixed by diag(R)."""
+
+    def __init__(self, gain=1.0):
+        self.gain = gain
+
+    def _validate(self, shape):
+        if len(shape) < 2:
+            raise ValueError(f"Orthogonal: the tensor needs rank >= 2, got shape {shape}")
+
+    def _initialize(self, shape):
+        rows = shape[0]
+        cols = math.prod(shape) // rows
+        data = _seed.generator().normal(0.0, 1.0, (rows, cols))
+        if rows < cols:
+            data = data.T
+        q, r = np.linalg.qr(data)
+        q = q * np.sign(np.diag(r))
+        if rows < cols:
+            q = q.T
+        return (q * self.gain).reshape(shape)
+
+
+def _check_matrix(shape, who):
+    if len(shape) != 2:
+        raise ValueError(f"{who}: the tensor must be 2-D, got shape {shape}")
+
+
+class Identity(Initializer):
+    """The identity matrix (ones on the main diagonal of a 2-D tensor)."""
+
+    def _validate(self, shape):
+        _check_matrix(shape, "Identity")
+
+    def _initialize(self, shape):
+        return np.eye(*shape)
+
+
+class Sparse(Initializer):
+    """N(0, sigma^2) samples with ceil(sparsity * rows) random zeros in each column (2-D)."""
+
+    def __init__(self, sparsity, sigma=0.01):
+        self.sparsity, self.sigma = sparsity, sigma
+
+    def _validate(self, shape):
+        _check_matrix(shape, "Sparse")
+
+    def _initialize(self, shape):
+        rows, cols = shape
+        rng = _seed.generator()
+        data = rng.normal(0.0, self.sigma, shape)
+        zeros = math.ceil(self.sparsity * rows)
+        for col in range(cols):
+            data[rng.permutation(rows)[:zeros], col] = 0.0
+        return data
+
+
+class Dirac(Initializer):
+    """Dirac deltas for convolution weights (rank 3 to 5): the output keeps the input's
+    channels; with `groups`, each group of output channels keeps its own."""
+
+    def __init__(self, groups=1):
+        self.groups = groups
+
+    def _validate(self, shape):
+        if len(shape) not in (3, 4, 5):
+            raise ValueError(f"Dirac: the tensor must have rank 3, 4 or 5, got shape {shape}")
+        if shape[0] % self.groups:
+            raise ValueError(f"Dirac: the first dimension {shape[0]} is not divisible by "
+                             f"groups={self.groups}")
+
+    def _initialize(self, shape):
+        data = np.zeros(shape)
+        per_group = shape[0] // self.groups
+        centre = tuple(k // 2 for k in shape[2:])
+        for group in range(self.groups):
+            for channel in range(min(per_group, shape[1])):
+                data[(group * per_group + channel, channel) + centre] = 1.0
+        return data
+
+
 _BY_NAME = {
     "zeros": Zero, "zero": Zero, "ones": One, "one": One, "normal": Normal, "uniform": Uniform,
     "truncatednormal": TruncatedNormal, "xavier_uniform": XavierUniform,
     "xavieruniform": XavierUniform, "xavier_normal": XavierNormal, "xaviernormal": XavierNormal,
     "he_uniform": HeUniform, "heuniform": HeUniform, "he_normal": HeNormal, "henormal": HeNormal,
+    "orthogonal": Orthogonal, "identity": Identity, "sparse": Sparse, "dirac": Dirac,
+    "variancescaling": VarianceScaling,
 }
 
 
@@ -186,7 +325,8 @@ def _shape_tuple(shape):
 
 
 def initializer(init, shape=None, dtype="float32"):
-    """A Tensor of `shape` and `dtype` filled by `init` (see the module docstring).
+    """A Tensor of `shape` and `dtype` that `init` fills when its data is first needed (see
+    the module docstring); a Tensor given as `init` is returned converted to `dtype`.
 
     >>> import minispore as ms
     >>> initializer(0.5, (2,), ms.float32).asnumpy()
@@ -213,11 +353,59 @@ def initializer(init, shape=None, dtype="float32"):
     if not isinstance(init, Initializer):
         raise TypeError(f"initializer: init must be a str, number, Tensor or Initializer, "
                         f"got {type(init).__name__}")
-    return Tensor(np.asarray(init(shape)).astype(np_dtype))
+    init._validate(shape)
+    return LazyTensor(init, shape, np_dtype)
+
+
+_DATA = Tensor.__dict__["_data"]  # the slot LazyTensor's property stands in front of
+
+
+class LazyTensor(Tensor):
+    """What `initializer` returns: a Tensor whose data `init` makes on `init_data()` or first
+    use. Its shape and dtype are known without making the data."""
+
+    __slots__ = ("init", "_lazy_shape", "_lazy_dtype")
+
+    def __init__(self, init, shape, np_dtype):
+        self.init, self._lazy_shape, self._lazy_dtype = init, shape, np.dtype(np_dtype)
+        self._node = None
+
+    @property
+    def _data(self):
+        if self.init is not None:
+            self.init_data()
+        return _DATA.__get__(self)
+
+    @_data.setter
+    def _data(self, value):
+        _DATA.__set__(self, value)
+
+    @property
+    def shape(self):
+        return self._lazy_shape if self.init is not None else tuple(self._data.shape)
+
+    @property
+    def dtype(self):
+        return from_np(self._lazy_dtype if self.init is not None else self._data.dtype)
+
+    def init_data(self, slice_index=None, shape=None, opt_shard_group=None):
+        """Make the values now (once); returns this tensor."""
+        if self.init is not None:
+            values = np.asarray(self.init(self._lazy_shape)).astype(self._lazy_dtype)
+            _DATA.__set__(self, Tensor(values)._data)
+            self.init = None
+        return self
+
+    def __repr__(self):
+        if self.init is not None:
+            return (f"Tensor(shape={list(self._lazy_shape)}, dtype={self.dtype}, "
+                    f"init={self.init!r})")
+        return super().__repr__()
 
 
 __all__ = ["Initializer", "initializer", "calculate_gain", "Zero", "One", "Constant", "Normal",
-           "Uniform", "TruncatedNormal", "XavierUniform", "XavierNormal", "HeUniform", "HeNormal"]
+           "Uniform", "TruncatedNormal", "XavierUniform", "XavierNormal", "HeUniform", "HeNormal",
+           "Orthogonal", "Identity", "Sparse", "Dirac", "VarianceScaling"]
 
 
 # Tensor(shape=..., dtype=..., init=...) fills itself through `initializer` (core.tensor cannot

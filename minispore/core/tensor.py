@@ -16,7 +16,7 @@ import numpy as np
 
 from ..context import device
 from ..context.interpreter import STATE
-from .dtype import default_np_dtype, from_np, to_np
+from .dtype import default_np_dtype, from_np, is_float_np, to_np
 from .ir import Var
 
 
@@ -146,6 +146,18 @@ class Tensor:
             return format(self.item(), spec)
         return str(self)
 
+    # ----- lazy initialisation (initializer returns tensors whose data comes later) -----
+    init = None  # the Initializer that will fill a lazily initialised tensor
+
+    @property
+    def has_init(self):
+        """Whether the values are still to be made by `init_data()` (see initializer)."""
+        return self.init is not None
+
+    def init_data(self, slice_index=None, shape=None, opt_shard_group=None):
+        """Make a lazily initialised tensor's values now; returns the tensor (itself)."""
+        return self
+
     def assign_value(self, value):
         """Replace this tensor's values in place (no autodiff)."""
         value = value._data if isinstance(value, Tensor) else _as_array(value, self._data.dtype)
@@ -195,7 +207,7 @@ def _as_array(value, np_dtype):
     elif isinstance(value, (list, tuple)) and np_dtype is None:
         np_dtype = _list_dtype(value)
     arr = xp.array(value, dtype=np_dtype)  # a copy: later writes to a numpy input do not leak in
-    if arr.dtype.kind not in "biuf":
+    if arr.dtype.kind not in "biuf" and not is_float_np(arr.dtype):
         raise TypeError(f"Tensor: unsupported element type {arr.dtype} from {type(value).__name__}")
     from_np(arr.dtype)  # raises for dtypes minispore does not support (e.g. uint16)
     return arr

@@ -5,9 +5,11 @@ Importing this package installs the tape's recorder (grad.tape) and adds the tra
 """
 from .. import ops
 from . import tape  # noqa: F401  (installs the recorder)
-from .api import GradOperation, grad, jvp, value_and_grad, vjp
+from .api import GradOperation, get_grad, grad, jvp, value_and_grad, vjp
+from .hooks import HookBackward
 from .jacobians import hessian, jacfwd, jacrev
 from .vmap import vmap
 
-for _transform in (GradOperation, grad, jvp, value_and_grad, vjp, hessian, jacfwd, jacrev, vmap):
+for _transform in (GradOperation, grad, jvp, value_and_grad, vjp, hessian, jacfwd, jacrev, vmap,
+                   get_grad, HookBackward):
     setattr(ops, _transform.__name__, _transform)

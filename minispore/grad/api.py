@@ -90,7 +90,10 @@ def _check_outputs(outs, api):
                              f"{type(o).__name__}")
 
 
-def _pack(input_grads, weight_grads, positions, grad_position, weights):
+def _pack(input_grads, weight_grads, positions, grad_position, weights, return_ids=False):
+    if return_ids:  # each gradient as (its input position or its parameter's name, gradient)
+        input_grads = tuple(zip(positions, input_grads))
+        weight_grads = tuple((w.name, g) for w, g in zip(weights or (), weight_grads))
     if weights is None:
         return input_grads[0] if isinstance(grad_position, int) else input_grads
     if grad_position is None:
@@ -99,7 +102,7 @@ def _pack(input_grads, weight_grads, positions, grad_position, weights):
     return inputs, weight_grads
 
 
-def value_and_grad(fn, grad_position=0, weights=None, has_aux=False):
+def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
     """Make a function returning ``(fn(*args), gradients)``.
 
     Args:
@@ -108,6 +111,8 @@ def value_and_grad(fn, grad_position=0, weights=None, has_aux=False):
         grad_position: int, tuple of ints, or None (no input gradients).
         weights: Parameters (list / ParameterTuple) to differentiate with respect to.
         has_aux: see fn.
+        return_ids: return each gradient as a pair (input position or parameter name,
+            gradient); `ops.get_grad` picks one out.
 
     Gradients: one tensor for an int grad_position, a tuple for a tuple, the weights' tuple
     for grad_position=None, and ``(input_grads, weight_grads)`` with both.
@@ -117,10 +122,10 @@ def value_and_grad(fn, grad_position=0, weights=None, has_aux=False):
     >>> ms.value_and_grad(f, grad_position=(0, 1))(ms.Tensor(3.0), ms.Tensor(4.0))[1]
     (Tensor(shape=[], dtype=Float32, value= 4), Tensor(shape=[], dtype=Float32, value= 3))
     """
-    return _value_and_grad(fn, grad_position, weights, has_aux, "value_and_grad")
+    return _value_and_grad(fn, grad_position, weights, has_aux, "value_and_grad", return_ids)
 
 
-def _value_and_grad(fn, grad_position, weights, has_aux, api):
+def _value_and_grad(fn, grad_position, weights, has_aux, api, return_ids=False):
     """value_and_grad, with errors naming `api` (the transform the user called)."""
     if grad_position is None and weights is None:
         raise _api_error(ValueError, api, "grad_position and weights cannot both be None")
@@ -133,20 +138,23 @@ def _value_and_grad(fn, grad_position, weights, has_aux, api):
         input_grads, weight_grads = pullback(roots, [_ones_like(r) for r in roots])
         if STATE.recording == 0:
             tape.detach(out)
-        return out, _pack(input_grads, weight_grads, positions, grad_position, weights)
+        return out, _pack(input_grads, weight_grads, positions, grad_position, weights,
+                          return_ids)
 
     return value_and_grad_fn
 
 
-def grad(fn, grad_position=0, weights=None, has_aux=False):
-    """Make a function returning the gradients of fn (see `value_and_grad` for the layout);
-    with has_aux, returns ``(gradients, aux)``.
+def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
+    """Make a function returning the gradients of fn (see `value_and_grad` for the layout and
+    return_ids); with has_aux, returns ``(gradients, aux)``.
 
     >>> import minispore as ms
     >>> ms.grad(ms.grad(ms.ops.sin))(ms.Tensor(0.5))   # -sin(0.5)
     Tensor(shape=[], dtype=Float32, value=-0.479426)
+    >>> ms.grad(lambda x, y: x * y, (0, 1), return_ids=True)(ms.Tensor(2.0), ms.Tensor(3.0))
+    ((0, Tensor(shape=[], dtype=Float32, value= 3)), (1, Tensor(shape=[], dtype=Float32, value= 2)))
     """
-    vg = _value_and_grad(fn, grad_position, weights, has_aux, "grad")
+    vg = _value_and_grad(fn, grad_position, weights, has_aux, "grad", return_ids)
 
     def grad_fn(*args):
         out, grads = vg(*args)
@@ -155,6 +163,41 @@ def grad(fn, grad_position=0, weights=None, has_aux=False):
         return grads
 
     return grad_fn
+
+
+def get_grad(gradients, identifier):
+    """The gradient for `identifier` (an input position, or a Parameter) in what `grad` or
+    `value_and_grad` returned with return_ids=True.
+
+    >>> import minispore as ms
+    >>> grads = ms.grad(lambda x, y: x * y, (0, 1), return_ids=True)(ms.Tensor(2.0), ms.Tensor(3.0))
+    >>> float(ms.ops.get_grad(grads, 1))
+    2.0
+    """
+    if isinstance(identifier, Tensor) and hasattr(identifier, "name"):
+        key = identifier.name
+    elif isinstance(identifier, int) and not isinstance(identifier, bool):
+        key = identifier
+    else:
+        raise TypeError(f"ops.get_grad: identifier must be an input position (int) or a "
+                        f"Parameter, got {type(identifier).__name__}")
+    found = _find_grad(gradients, key)
+    if found is None:
+        raise ValueError(f"ops.get_grad: no gradient for {key!r}; were the gradients taken "
+                         f"with return_ids=True, and is it among grad_position / weights?")
+    return found
+
+
+def _find_grad(node, key):
+    if isinstance(node, tuple) and len(node) == 2 and isinstance(node[1], Tensor) \
+            and isinstance(node[0], (int, str)) and not isinstance(node[0], bool):
+        return node[1] if node[0] == key and type(node[0]) is type(key) else None
+    if isinstance(node, (tuple, list)):
+        for item in node:
+            found = _find_grad(item, key)
+            if found is not None:
+                return found
+    return None
 
 
 def vjp(fn, *inputs, weights=None, has_aux=False):

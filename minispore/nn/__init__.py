@@ -7,12 +7,22 @@
 """
 from ..core.parameter import Parameter, ParameterTuple  # noqa: F401
 from .cell import Cell  # noqa: F401
-from .dynamic_lr import cosine_decay_lr, exponential_decay_lr, piecewise_constant_lr, warmup_lr  # noqa: F401
+from .dynamic_lr import (  # noqa: F401
+                   cosine_decay_lr,
+                   exponential_decay_lr,
+                   inverse_decay_lr,
+                   natural_exp_decay_lr,
+                   piecewise_constant_lr,
+                   polynomial_decay_lr,
+                   warmup_lr,
+)
 from .layers import *  # noqa: F401,F403
 from .learning_rate_schedule import (  # noqa: F401
                    CosineDecayLR,
                    ExponentialDecayLR,
+                   InverseDecayLR,
                    LearningRateSchedule,
+                   NaturalExpDecayLR,
                    PolynomialDecayLR,
                    WarmUpLR,
 )
@@ -27,5 +37,25 @@ from .loss import (  # noqa: F401
                    SmoothL1Loss,
                    SoftmaxCrossEntropyWithLogits,
 )
-from .optim import SGD, Adam, AdamWeightDecay, Momentum, Optimizer  # noqa: F401
+from .optim import (  # noqa: F401
+                   ASGD,
+                   FTRL,
+                   LARS,
+                   SGD,
+                   AdaMax,
+                   Adadelta,
+                   Adagrad,
+                   Adam,
+                   AdamWeightDecay,
+                   Lamb,
+                   LazyAdam,
+                   Momentum,
+                   Optimizer,
+                   ProximalAdagrad,
+                   RMSProp,
+                   Rprop,
+)
+from .clip import ClipByNorm  # noqa: F401
+from .loss_scale import (DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell,  # noqa: F401
+                         TrainOneStepWithLossScaleCell)
 from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell  # noqa: F401

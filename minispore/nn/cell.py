@@ -15,7 +15,9 @@ named `weight` (unless it was given a name), and when a cell is assigned to an a
 parent whose `auto_prefix` is True, its parameters are renamed `<attr>.<path>` (`fc1.weight`).
 
 `Cell.__call__` is the only place that looks at the mode: PyNative runs `construct` now (with
-hooks and a custom `bprop` if the cell defines one); Graph mode compiles it (graph_mode.jit_function).
+hooks and a custom `bprop` if the cell defines one); Graph mode compiles it
+(graph_mode.jit_function), forward hooks included; differentiating a cell with backward hooks
+there is an error.
 """
 import itertools
 from collections import OrderedDict
@@ -23,9 +25,12 @@ from collections import OrderedDict
 from ..context import config
 from ..context.interpreter import STATE
 from ..core.cell_base import CellBase
+from ..core.dtype import bfloat16, float16, float32, to_type
 from ..core.parameter import DEFAULT_NAME, Parameter, ParameterTuple
+from ..core.tensor import Tensor
 from ..fallback.convert import converted
 from ..graph_mode.jit_function import run_cell_graph
+from ..ops import functional as F
 from . import cell_autodiff
 
 
@@ -45,6 +50,11 @@ class Cell(CellBase):
         init(self, "training", False)
         init(self, "requires_grad", False)
         init(self, "_auto_prefix", auto_prefix)
+        # mixed precision (to_float, amp): compute dtype, output dtype, and the compute dtype
+        # while construct runs (Parameters read then are cast to it)
+        init(self, "_amp_dtype", None)
+        init(self, "_amp_output", None)
+        init(self, "_amp_running", None)
         for kind in ("_forward_pre_hooks", "_forward_hooks", "_backward_pre_hooks",
                      "_backward_hooks"):
             init(self, kind, OrderedDict())
@@ -82,7 +92,12 @@ class Cell(CellBase):
     def __getattr__(self, name):
         d = self.__dict__
         if "_params" in d and name in d["_params"]:
-            return d["_params"][name]
+            param = d["_params"][name]
+            compute = d["_amp_running"]  # to_float: construct reads its Parameters cast
+            if compute is not None and param is not None and param.dtype.is_float \
+                    and param.dtype != compute:
+                return F.cast(param, compute)
+            return param
         if "_cells" in d and name in d["_cells"]:
             return d["_cells"][name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
@@ -188,12 +203,30 @@ class Cell(CellBase):
             object.__setattr__(cell, "training", bool(mode))
         return self
 
+    def to_float(self, dst_type):
+        """Compute this cell and its sub-cells in `dst_type` (float16, bfloat16 or float32), as
+        MindSpore's to_float: each cell casts its float Tensor inputs, and the Parameters its
+        construct reads, to dst_type (the Parameters themselves keep their dtype: float32
+        master weights get float32 gradients through the cast). Returns self.
+
+            >>> net = ms.nn.Dense(3, 2).to_float(ms.float16)
+            >>> net(ms.ops.ones((1, 3))).dtype
+            Float16
+        """
+        dst_type = to_type(dst_type)
+        if dst_type not in (float16, bfloat16, float32):
+            raise ValueError(f"{type(self).__name__}.to_float: dst_type must be float16, "
+                             f"bfloat16 or float32, got {dst_type}")
+        for _, cell in self.cells_and_names():
+            object.__setattr__(cell, "_amp_dtype", dst_type)
+        return self
+
     def set_grad(self, requires_grad=True):
         """Mark the cell as one whose gradients will be taken (informational here). Returns self."""
         object.__setattr__(self, "requires_grad", bool(requires_grad))
         return self
 
-    # ***** hooks (PyNative only; a compiled graph runs no Python callbacks) *****
+    # ***** hooks (forward hooks in both modes; backward hooks in PyNative) *****
     def register_forward_pre_hook(self, hook_fn):
         """hook_fn(cell, inputs) runs before construct; it may return new inputs."""
         return _HookHandle(self._forward_pre_hooks, hook_fn)
@@ -224,25 +257,44 @@ class Cell(CellBase):
         return self._run_construct(args, kwargs)
 
     def _run_construct(self, args, kwargs):
-        hooks_on = not STATE.trace_stack
-        if hooks_on:
-            for hook in list(self._forward_pre_hooks.values()):
-                result = hook(self, args)
-                if result is not None:
-                    args = result if isinstance(result, tuple) else (result,)
-        if hooks_on and STATE.recording and (self._backward_hooks or self._backward_pre_hooks):
+        # Forward hooks run in both modes: while Graph mode traces they are traced too (a hook
+        # with Python side effects then runs its Python at every call, like any traced code).
+        if self._amp_dtype is not None:   # to_float: the inputs, as MindSpore casts them
+            args = _cast_floats(args, self._amp_dtype)
+        for hook in list(self._forward_pre_hooks.values()):
+            result = hook(self, args)
+            if result is not None:
+                args = result if isinstance(result, tuple) else (result,)
+        if STATE.recording and (self._backward_hooks or self._backward_pre_hooks):
+            if STATE.trace_stack:
+                raise RuntimeError(
+                    f"{type(self).__name__} has backward hooks: they run Python inside the "
+                    f"backward pass, which GRAPH_MODE and ms.jit compile (MindSpore skips them "
+                    f"there); take this gradient in PyNative mode or remove the hooks")
             out = cell_autodiff.run_with_backward_hooks(
                 self, args, lambda inner: self._run_body(inner, kwargs))
         else:
             out = self._run_body(args, kwargs)
-        if hooks_on:
-            for hook in list(self._forward_hooks.values()):
-                result = hook(self, args, out)
-                if result is not None:
-                    out = result
+        for hook in list(self._forward_hooks.values()):
+            result = hook(self, args, out)
+            if result is not None:
+                out = result
+        if self._amp_output is not None:  # mixed precision: the result handed on
+            out = _cast_floats(out, self._amp_output)
         return out
 
     def _run_body(self, args, kwargs):
+        compute = self._amp_dtype
+        if compute is None:
+            return self._run_construct_body(args, kwargs)
+        saved = self._amp_running
+        object.__setattr__(self, "_amp_running", compute)
+        try:
+            return self._run_construct_body(args, kwargs)
+        finally:
+            object.__setattr__(self, "_amp_running", saved)
+
+    def _run_construct_body(self, args, kwargs):
         if type(self).bprop is not Cell.bprop:
             return cell_autodiff.run_with_custom_bprop(self, args, kwargs)
         if STATE.trace_stack:  # Graph mode: tensor-conditioned ifs become selects
@@ -267,6 +319,17 @@ class Cell(CellBase):
             return f"{type(self).__name__}<{extra}>"
         lines = ([extra] if extra else []) + children
         return f"{type(self).__name__}<\n  " + "\n  ".join(lines) + "\n  >"
+
+
+def _cast_floats(value, dtype):
+    """`value` with every float Tensor in it (nested tuples/lists too) cast to dtype."""
+    if isinstance(value, Tensor):
+        if value.dtype.is_float and value.dtype != dtype:
+            return F.cast(value, dtype)
+        return value
+    if isinstance(value, (tuple, list)):
+        return type(value)(_cast_floats(v, dtype) for v in value)
+    return value
 
 
 def _free_key(table, name):

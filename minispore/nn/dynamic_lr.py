@@ -42,6 +42,61 @@ def exponential_decay_lr(learning_rate, decay_rate, total_step, step_per_epoch, 
     return lrs
 
 
+def natural_exp_decay_lr(learning_rate, decay_rate, total_step, step_per_epoch, decay_epoch,
+                         is_stair=False):
+    """learning_rate * e^(-decay_rate * epoch) per step; with is_stair the epoch is floored to a
+    multiple of decay_epoch (MindSpore's formula: decay_epoch only matters with is_stair).
+
+    >>> [round(x, 6) for x in natural_exp_decay_lr(0.1, 0.9, 6, 2, 2, True)]
+    [0.1, 0.1, 0.1, 0.1, 0.01653, 0.01653]
+    """
+    decay_epoch = V.positive_int(decay_epoch, "decay_epoch", "natural_exp_decay_lr")
+    lrs = []
+    for epoch in _epochs(total_step, step_per_epoch, "natural_exp_decay_lr"):
+        p = epoch // decay_epoch * decay_epoch if is_stair else epoch
+        lrs.append(learning_rate * math.e ** (-decay_rate * p))
+    return lrs
+
+
+def inverse_decay_lr(learning_rate, decay_rate, total_step, step_per_epoch, decay_epoch,
+                     is_stair=False):
+    """learning_rate / (1 + decay_rate * epoch / decay_epoch) per step (the quotient floored
+    when is_stair).
+
+    >>> [round(x, 6) for x in inverse_decay_lr(0.1, 0.5, 4, 1, 1, True)]
+    [0.1, 0.066667, 0.05, 0.04]
+    """
+    decay_epoch = V.positive_int(decay_epoch, "decay_epoch", "inverse_decay_lr")
+    lrs = []
+    for epoch in _epochs(total_step, step_per_epoch, "inverse_decay_lr"):
+        p = epoch // decay_epoch if is_stair else epoch / decay_epoch
+        lrs.append(learning_rate / (1 + decay_rate * p))
+    return lrs
+
+
+def polynomial_decay_lr(learning_rate, end_learning_rate, total_step, step_per_epoch, decay_epoch,
+                        power, update_decay_epoch=False):
+    """(learning_rate - end_learning_rate) * (1 - e / d) ** power + end_learning_rate per step,
+    with e = min(epoch, decay_epoch) and d = decay_epoch; with update_decay_epoch, e is the
+    epoch and d the first multiple of decay_epoch not below it (at least decay_epoch).
+
+    >>> [round(x, 6) for x in polynomial_decay_lr(0.1, 0.01, 6, 2, 2, 0.5)]
+    [0.1, 0.1, 0.07364, 0.07364, 0.01, 0.01]
+    """
+    owner = "polynomial_decay_lr"
+    decay_epoch = V.positive_int(decay_epoch, "decay_epoch", owner)
+    V.number_in(power, "power", owner, 0.0, math.inf, low_open=True)
+    lrs = []
+    for epoch in _epochs(total_step, step_per_epoch, owner):
+        if update_decay_epoch:
+            span, e = decay_epoch * max(math.ceil(epoch / decay_epoch), 1), epoch
+        else:
+            span, e = decay_epoch, min(epoch, decay_epoch)
+        lrs.append((learning_rate - end_learning_rate) * (1 - e / span) ** power
+                   + end_learning_rate)
+    return lrs
+
+
 def cosine_decay_lr(min_lr, max_lr, total_step, step_per_epoch, decay_epoch):
     """min_lr + (max_lr - min_lr) * (1 + cos(pi * min(epoch, decay_epoch) / decay_epoch)) / 2."""
     decay_epoch = V.positive_int(decay_epoch, "decay_epoch", "cosine_decay_lr")

@@ -28,23 +28,57 @@ def _float_step(global_step):
     return F.cast(global_step, float32)
 
 
-class ExponentialDecayLR(LearningRateSchedule):
-    """learning_rate * decay_rate ** p, p = step / decay_steps."""
+class _DecayLR(LearningRateSchedule):
+    """The arguments of the decays over steps: learning_rate, decay_rate, decay_steps,
+    is_stair (MindSpore's checks)."""
 
     def __init__(self, learning_rate, decay_rate, decay_steps, is_stair=False):
         super().__init__()
-        self.learning_rate = V.number_in(learning_rate, "learning_rate", "ExponentialDecayLR",
-                                         0.0, math.inf)
-        self.decay_rate = V.number_in(decay_rate, "decay_rate", "ExponentialDecayLR", 0.0, math.inf,
+        owner = type(self).__name__
+        self.learning_rate = V.number_in(learning_rate, "learning_rate", owner, 0.0, math.inf)
+        self.decay_rate = V.number_in(decay_rate, "decay_rate", owner, 0.0, math.inf,
                                       low_open=True)
-        self.decay_steps = V.positive_int(decay_steps, "decay_steps", "ExponentialDecayLR")
-        self.is_stair = V.boolean(is_stair, "is_stair", "ExponentialDecayLR")
+        self.decay_steps = V.positive_int(decay_steps, "decay_steps", owner)
+        self.is_stair = V.boolean(is_stair, "is_stair", owner)
+
+
+class ExponentialDecayLR(_DecayLR):
+    """learning_rate * decay_rate ** p, p = step / decay_steps."""
 
     def construct(self, global_step):
         p = F.div(_float_step(global_step), float(self.decay_steps))
         if self.is_stair:
             p = F.floor(p)
         return F.mul(F.pow(self.decay_rate, p), self.learning_rate)
+
+
+class NaturalExpDecayLR(_DecayLR):
+    """learning_rate * e^(-decay_rate * p). MindSpore's code (its docs say step / decay_steps)
+    takes p = step, floored to a multiple of decay_steps when is_stair; so does this.
+
+        >>> float(ms.nn.NaturalExpDecayLR(0.1, 0.9, 4, True)(ms.Tensor(2, ms.int32)))
+        0.1...
+    """
+
+    def construct(self, global_step):
+        p = _float_step(global_step)
+        if self.is_stair:
+            p = F.mul(F.floor(F.div(p, float(self.decay_steps))), float(self.decay_steps))
+        return F.mul(F.exp(F.mul(p, -self.decay_rate)), self.learning_rate)
+
+
+class InverseDecayLR(_DecayLR):
+    """learning_rate / (1 + decay_rate * p), p = step / decay_steps (floored when is_stair).
+
+        >>> float(ms.nn.InverseDecayLR(0.1, 0.5, 2)(ms.Tensor(4, ms.int32)))   # 0.1 / (1 + 1)
+        0.0500000...
+    """
+
+    def construct(self, global_step):
+        p = F.div(_float_step(global_step), float(self.decay_steps))
+        if self.is_stair:
+            p = F.floor(p)
+        return F.div(self.learning_rate, F.add(F.mul(p, self.decay_rate), 1.0))
 
 
 class CosineDecayLR(LearningRateSchedule):

@@ -11,7 +11,7 @@ of the instance and the inputs).
 import numpy as np
 
 from ..core.dtype import to_np
-from . import compat, layout
+from . import assorted, layout
 from . import functional as F
 from .classes import PrimitiveClass, simple_class
 
@@ -32,7 +32,7 @@ SIMPLE = {
     "MatrixBandPart": F.matrix_band_part, "MatrixDeterminant": F.det, "Mod": F.fmod,
     "NonZero": F.nonzero, "Polygamma": F.polygamma, "Rank": F.rank, "ReLU6": F.relu6,
     "Reciprocal": F.reciprocal, "Rint": F.round, "ScatterNd": F.scatter_nd,
-    "Size": F.size, "Slice": compat.slice, "Softplus": F.softplus, "Trace": F.trace,
+    "Size": F.size, "Slice": assorted.slice, "Softplus": F.softplus, "Trace": F.trace,
     "Trunc": F.trunc, "TruncateDiv": F.truncate_div, "TruncateMod": F.truncate_mod,
     "Unique": F.unique, "UniqueWithPad": F.unique_with_pad,
     "UnsortedSegmentSum": F.unsorted_segment_sum, "Xdivy": F.xdivy, "Xlogy": F.xlogy,

@@ -1,7 +1,8 @@
 """The rest of MindSpore's functional `ops` that code meets: 1.x aliases (tensor_add,
 floordiv...), scalar helpers, in-place functional forms (zero_, uniform_...), band and
 diagonal helpers (matrix_diag, matrix_set_diag, diagonal_scatter), segment sums, windows,
-and small linear-algebra and nn helpers (dist, pdist, clip_by_norm, renorm, bias_add...).
+and small linear-algebra and nn helpers (dist, pdist, renorm, bias_add...); clipping by norm is
+in ops.clip.
 Each is a composite of other ops.
 
     >>> ops.sequence_mask(ms.Tensor([1, 3]), 4).asnumpy().tolist()
@@ -9,7 +10,6 @@ Each is a composite of other ops.
 """
 import builtins
 import functools
-import itertools
 import math
 import operator
 
@@ -17,9 +17,9 @@ import numpy as np
 
 from ..core.dtype import to_np
 from ..core.tensor import Tensor
-from . import functional as F
 from . import elementwise as E
-from .arguments import as_tensor, axis_arg, binary_op, op_error, unary_op
+from . import functional as F
+from .arguments import as_tensor, axis_arg, binary_op, unary_op
 from .einsum import einsum
 from .layout import diff
 from .math_ext import float_power, isnan
@@ -29,22 +29,17 @@ from .state import assign
 __all__ = [
     "tensor_add", "tensor_sub", "tensor_mul", "tensor_div", "tensor_floordiv", "tensor_mod",
     "tensor_pow", "tensor_exp", "tensor_expm1", "tensor_ge", "tensor_gt", "tensor_le",
-    "tensor_lt", "tensor_range", "tensor_dot", "floordiv", "floormod", "pows", "typeof",
-    "dtype", "eps", "partial", "is_", "is_not", "scalar_add", "scalar_sub", "scalar_mul",
-    "scalar_div", "scalar_floordiv", "scalar_mod", "scalar_pow", "scalar_max", "scalar_min",
-    "scalar_eq", "scalar_ne", "scalar_lt", "scalar_le", "scalar_gt", "scalar_ge",
-    "scalar_uadd", "scalar_usub", "scalar_log", "scalar_cast", "scalar_to_tensor",
-    "scalar_to_array", "fill", "fills", "zero_", "uniform_", "normal_", "random_",
-    "bernoulli_", "exponential_", "clamp_", "erfinv_", "tanh_", "inplace_add", "inplace_sub",
-    "inplace_update", "matrix_diag", "matrix_diag_part", "matrix_set_diag", "diagonal_scatter",
-    "unsorted_segment_sum", "sequence_mask", "dist", "pdist", "clip_by_norm", "renorm",
-    "bias_add", "dense", "is_nonzero", "mvlgamma", "logspace", "combinations",
-    "bartlett_window", "blackman_window", "hamming_window", "hann_window", "kaiser_window",
-    "strided_slice", "cov", "cholesky_inverse", "cholesky_solve", "matrix_solve",
-    "lstsq", "random_categorical", "multinomial_with_replacement", "conj", "real", "imag",
-    "angle", "type_as", "isnan_ext", "float_power_ext", "baddbmm_ext", "einsum_ext",
-    "diff_ext", "adjoint", "reverse_sequence", "inplace_index_add", "put_", "iou", "intopk",
-    "bernoulli_ext", "padding", "space_to_batch_nd", "batch_to_space_nd", "inplace_sigmoid",
+    "tensor_lt", "tensor_range", "tensor_dot", "floordiv", "floormod", "pows", "typeof", "dtype",
+    "eps", "partial", "is_", "is_not", "scalar_add", "scalar_sub", "scalar_mul", "scalar_div",
+    "scalar_floordiv", "scalar_mod", "scalar_pow", "scalar_max", "scalar_min", "scalar_eq",
+    "scalar_ne", "scalar_lt", "scalar_le", "scalar_gt", "scalar_ge", "scalar_uadd", "scalar_usub",
+    "scalar_log", "scalar_cast", "scalar_to_tensor", "scalar_to_array", "fill", "fills", "zero_",
+    "uniform_", "normal_", "random_", "bernoulli_", "exponential_", "clamp_", "erfinv_", "tanh_",
+    "inplace_add", "inplace_sub", "inplace_update", "matrix_diag", "matrix_diag_part",
+    "matrix_set_diag", "diagonal_scatter", "conj", "real", "imag", "angle", "type_as",
+    "isnan_ext", "float_power_ext", "baddbmm_ext", "einsum_ext", "diff_ext", "adjoint",
+    "reverse_sequence", "inplace_index_add", "put_", "iou", "intopk", "bernoulli_ext", "padding",
+    "space_to_batch_nd", "batch_to_space_nd", "inplace_sigmoid",
 ]
 
 # ***** MindSpore 1.x names *****
@@ -218,189 +213,6 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
                       rank - 2) if length else moved
     out = F.where(Tensor(mask), spread, moved)
     return F.movedim(out, (rank - 2, rank - 1), (a, b))
-
-
-# ***** segments, masks, distances, norms *****
-
-def unsorted_segment_sum(input_x, segment_ids, num_segments):
-    """Sums of the slices of input_x sharing a segment id: out[s] = sum of input_x[i]
-    with segment_ids[i] == s."""
-    x, ids = as_tensor(input_x), as_tensor(segment_ids)
-    out_shape = (int(num_segments),) + x.shape[ids.ndim:]
-    return F.scatter_nd(F.expand_dims(ids, -1), x, out_shape)
-
-
-def sequence_mask(lengths, maxlen=None):
-    """mask[..., j] = j < lengths[...]."""
-    lengths = as_tensor(lengths)
-    if maxlen is None:
-        maxlen = int(F.amax(lengths))
-    return F.less(F.arange(int(maxlen), dtype=lengths.dtype), F.expand_dims(lengths, -1))
-
-
-def dist(input, other, p=2):
-    """The p-norm of input - other."""
-    return F.vector_norm(F.sub(input, other), p)
-
-
-def pdist(input, p=2.0):
-    """The p-norm distances between every pair of rows (i < j), as a vector."""
-    x = as_tensor(input)
-    rows, cols = np.triu_indices(x.shape[-2], 1)
-    left = F.gather(x, Tensor(rows.astype(np.int64)), x.ndim - 2)
-    right = F.gather(x, Tensor(cols.astype(np.int64)), x.ndim - 2)
-    return F.vector_norm(F.sub(left, right), p, -1)
-
-
-def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False):
-    """x scaled down so that its norm_type-norm is at most max_norm."""
-    x = as_tensor(x)
-    norm = F.vector_norm(x, norm_type)
-    scale = F.minimum(F.div(float(max_norm), F.add(norm, 1e-6)), 1.0)
-    return F.mul(x, F.cast(scale, x.dtype))
-
-
-def renorm(input, p, axis, maxnorm):
-    """Each slice along `axis` scaled down to p-norm maxnorm where it is longer."""
-    x = as_tensor(input)
-    axis = axis_arg("renorm", x, axis)
-    others = tuple(a for a in range(x.ndim) if a != axis)
-    norms = F.vector_norm(x, p, others, True)
-    scale = F.where(F.greater(norms, maxnorm), F.div(float(maxnorm), F.add(norms, 1e-7)), 1.0)
-    return F.mul(x, F.cast(scale, x.dtype))
-
-
-def bias_add(input_x, bias, data_format="NCHW"):
-    """input_x plus bias along its channel axis (1 for NC..., the last for N...C)."""
-    x, b = as_tensor(input_x), as_tensor(bias)
-    if data_format == "NCHW" or data_format == "NCDHW":
-        b = F.reshape(b, (-1,) + (1,) * (x.ndim - 2))
-    return F.add(x, b)
-
-
-def dense(input, weight, bias=None):
-    """input @ weight^T + bias."""
-    out = F.matmul(input, F.swap_last_axes(as_tensor(weight)))
-    return out if bias is None else F.add(out, bias)
-
-
-def is_nonzero(input):
-    """Whether the one element of input is non-zero (a Python bool)."""
-    x = as_tensor(input)
-    if x.size != 1:
-        raise op_error("is_nonzero", (x,), "input must have exactly one element", ValueError)
-    return bool(F.not_equal(F.reshape(x, ()), 0))
-
-
-def mvlgamma(input, p):
-    """The log of the multivariate gamma function of dimension p."""
-    x = as_tensor(input)
-    terms = [F.lgamma(F.sub(x, j / 2)) for j in range(int(p))]
-    return F.add(F.addn(terms), p * (p - 1) / 4 * math.log(math.pi))
-
-
-def logspace(start, end, steps, base=10, *, dtype=None):
-    """steps points base**t for t evenly spaced from start to end."""
-    return F.cast(F.pow(float(base), F.linspace(start, end, steps, np.float64)),
-                  dtype or np.float32)
-
-
-def combinations(input, r=2, with_replacement=False):
-    """The r-element combinations of the 1-D input's elements, one per row."""
-    x = as_tensor(input)
-    pick = itertools.combinations_with_replacement if with_replacement else \
-        itertools.combinations
-    index = np.array(list(pick(range(x.shape[0]), r)), np.int64).reshape(-1, r)
-    return F.gather(x, Tensor(index), 0)
-
-
-def _window(fn):
-    def window(window_length, periodic=True, *, dtype=None, **params):
-        n = int(window_length)
-        values = fn(n + 1, **params)[:-1] if periodic and n > 1 else fn(n, **params)
-        return Tensor(np.asarray(values, to_np(dtype) if dtype is not None else np.float32))
-    window.__doc__ = f"numpy's {fn.__name__} window (periodic: one point longer, then cut)."
-    return window
-
-
-bartlett_window = _window(np.bartlett)
-blackman_window = _window(np.blackman)
-hamming_window = _window(np.hamming)
-hann_window = _window(np.hanning)
-kaiser_window = _window(lambda n, beta=12.0: np.kaiser(n, beta))
-
-
-def strided_slice(input_x, begin, end, strides, begin_mask=0, end_mask=0, ellipsis_mask=0,
-                  new_axis_mask=0, shrink_axis_mask=0):
-    """input_x[begin:end:strides] on leading axes; a bit of begin_mask/end_mask set means
-    that bound is open, of shrink_axis_mask that the axis is indexed (and removed)."""
-    if ellipsis_mask or new_axis_mask:
-        raise NotImplementedError("ops.strided_slice: ellipsis_mask and new_axis_mask")
-    index = []
-    for k, (b, e, s) in enumerate(zip(begin, end, strides)):
-        if shrink_axis_mask >> k & 1:
-            index.append(int(b))
-        else:
-            index.append(builtins.slice(None if begin_mask >> k & 1 else int(b),
-                                        None if end_mask >> k & 1 else int(e), int(s)))
-    return F.getitem(as_tensor(input_x), tuple(index))
-
-
-def slice(input_x, begin, size):
-    """The block of input_x starting at `begin` with extent `size` (-1: to the end).
-    (Exported by minispore.ops itself: ops.functional uses the builtin slice.)"""
-    x = as_tensor(input_x)
-    return F.getitem(x, tuple(builtins.slice(b, None if s == -1 else b + s)
-                              for b, s in zip(begin, size)))
-
-
-def cov(input, *, correction=1, fweights=None, aweights=None):
-    """The covariance matrix of the variables in the rows of input."""
-    if fweights is not None or aweights is not None:
-        raise NotImplementedError("ops.cov: fweights and aweights are not supported")
-    x = as_tensor(input)
-    x = F.reshape(x, (1, -1)) if x.ndim == 1 else x
-    x = x if x.dtype.is_float else F.cast(x, np.float32)
-    centered = F.sub(x, F.mean(x, 1, True))
-    product = F.matmul(centered, F.swap_last_axes(centered))
-    out = F.div(product, float(max(x.shape[1] - correction, 0)))
-    return F.reshape(out, ()) if out.shape == (1, 1) else out
-
-
-def _spd_inverse(factor, upper):
-    lower = F.swap_last_axes(factor) if upper else factor
-    return F.matmul(F.swap_last_axes(F.inverse(lower)), F.inverse(lower))
-
-
-def cholesky_inverse(input_x, upper=False):
-    """The inverse of A from its Cholesky factor (A = L L^T, or U^T U with upper)."""
-    return _spd_inverse(as_tensor(input_x), upper)
-
-
-def cholesky_solve(input, input2, upper=False):
-    """X with A X = input, A given by its Cholesky factor input2."""
-    return F.matmul(_spd_inverse(as_tensor(input2), upper), input)
-
-
-def matrix_solve(matrix, rhs, adjoint=False):
-    """X with matrix X = rhs (matrix^T X = rhs with adjoint)."""
-    a = as_tensor(matrix)
-    return F.matmul(F.inverse(F.swap_last_axes(a) if adjoint else a), rhs)
-
-
-def lstsq(input, A):
-    """The least-squares solution X of A X = input (through the pseudo-inverse)."""
-    return F.matmul(F.pinv(A), input)
-
-
-def random_categorical(logits, num_sample, seed=0, dtype=None):
-    """num_sample category indices per row drawn from softmax(logits)."""
-    probs = F.softmax(F.cast(as_tensor(logits), np.float64), -1)
-    return F.cast(F.multinomial(probs, num_sample, True, seed or None), dtype or np.int64)
-
-
-def multinomial_with_replacement(x, seed, offset, numsamples, replacement=False):
-    return F.multinomial(x, numsamples, replacement, seed)
 
 
 # ***** complex-number helpers on real tensors *****

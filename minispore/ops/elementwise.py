@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from ..core.dtype import is_float_np
 from . import functional as F
 from . import infer as I
 from .primitive import Primitive
@@ -15,7 +16,7 @@ from .primitive import Primitive
 
 def _float(x):
     """Compute in float: integer/bool inputs to float ops become Float32 (MindSpore rule)."""
-    return x if x.dtype.kind == "f" else x.astype(np.float32)
+    return x if is_float_np(x.dtype) else x.astype(np.float32)
 
 
 def no_grad(*inputs_out_dout, **attrs):
@@ -129,7 +130,7 @@ mul = Primitive("mul", infer=I.broadcast, impl=lambda xp, x, y: xp.multiply(x, y
 
 def _div_impl(xp, x, y):
     out = xp.true_divide(x, y)
-    return out if x.dtype.kind == "f" else out.astype(np.float32)  # int / int -> Float32
+    return out if is_float_np(x.dtype) else out.astype(np.float32)  # int / int -> Float32
 
 
 div = Primitive("div", infer=I.broadcast_float, impl=_div_impl,

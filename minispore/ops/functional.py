@@ -23,6 +23,7 @@ from .arguments import (axes_arg, axis_arg, binary_op, dtype_of,  # noqa: F401
 from .array_functions import *  # noqa: F401,F403
 from .array_functions import (broadcast_to, expand_dims, reshape, squeeze, sum_to,  # noqa: F401
                               transpose)
+from .clip import clip_by_global_norm, clip_by_norm, clip_by_value  # noqa: F401
 from .debug import print_values  # noqa: F401
 from .nn import *  # noqa: F401,F403  (nn primitives and composites: conv, pool, softmax, losses)
 from .primitive import REGISTRY, bind, bind_positional

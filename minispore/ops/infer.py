@@ -1,7 +1,7 @@
 """Shape/dtype rules shared by families of primitives (JAX's `standard_naryop` idea)."""
 import numpy as np
 
-from ..core.dtype import promote_np
+from ..core.dtype import is_float_np, promote_np
 from .primitive import Aval, OpShapeError, OpTypeError
 
 FLOAT32 = np.dtype(np.float32)
@@ -15,7 +15,7 @@ def same(x, **attrs):
 
 def float_dtype(dtype):
     """Float dtypes stay; bool/integer inputs compute in Float32 (as MindSpore's float ops)."""
-    return dtype if dtype.kind == "f" else FLOAT32
+    return dtype if is_float_np(dtype) else FLOAT32
 
 
 def float_unary(x, **attrs):
@@ -74,7 +74,7 @@ def compare(*xs, **attrs):
 
 
 def require_float(name, aval):
-    if aval.dtype.kind != "f":
+    if not is_float_np(aval.dtype):
         raise OpTypeError(f"{name} must be a float tensor, got {aval}")
 
 

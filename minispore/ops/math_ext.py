@@ -25,7 +25,7 @@ __all__ = [
     "rad2deg", "logaddexp", "logaddexp2", "logit", "xlogy", "xdivy", "sinc", "heaviside",
     "nan_to_num", "frac", "lerp", "addcmul", "addcdiv", "float_power", "fmax", "fmin", "ldexp",
     "positive", "negative", "absolute", "sgn", "is_floating_point", "is_complex", "allclose",
-    "isclose", "approximate_equal", "addn", "accumulate_n", "clip", "clamp", "clip_by_value",
+    "isclose", "approximate_equal", "addn", "accumulate_n", "clip", "clamp",
     "nextafter", "population_count",
 ]
 
@@ -291,4 +291,4 @@ def clip(input, min=None, max=None):
     return x
 
 
-clamp = clip_by_value = clip
+clamp = clip   # ops.clip_by_value, which also takes a tuple of Tensors, is in ops.clip

@@ -8,6 +8,7 @@ label smoothing and other layouts take that composite path (ops.loss).
 """
 import numpy as np
 
+from ..core.dtype import is_float_np
 from . import batching as B
 from . import functional as F
 from . import infer as I
@@ -46,7 +47,7 @@ def _class_indices(xp, labels, counted, n_classes, ignore_index):
 
 
 def _sparse_ce_impl(xp, logits, labels, ignore_index, reduction):
-    if logits.dtype.kind != "f" or labels.dtype.kind not in "iu":  # as infer says
+    if not is_float_np(logits.dtype) or labels.dtype.kind not in "iu":  # as infer says
         raise TypeError("logits must be a float tensor and labels an integer tensor")
     n, c = logits.shape
     counted = None if ignore_index is None else labels != ignore_index

@@ -14,8 +14,10 @@ here for `ops.functional` (and so for `minispore.ops`):
     einsum          einsum
     decompositions  inverse, det, slogdet, cholesky, qr, svd, eigh
     products        dot, kron, tensordot, addmv..., matrix_power, pinv, cdist, normalize
-    compat          1.x aliases, scalar helpers, in-place forms, matrix_diag, segment sums...
+    compat          1.x aliases, scalar helpers, in-place forms, matrix_diag...
+    assorted        segment sums, masks, distances, windows, strided slices, solves...
 """
+from .assorted import *  # noqa: F401,F403
 from .bessel import *  # noqa: F401,F403
 from .compat import *  # noqa: F401,F403
 from .decompositions import *  # noqa: F401,F403

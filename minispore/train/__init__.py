@@ -3,6 +3,8 @@
     >>> from minispore.train import Model, LossMonitor, ModelCheckpoint, CheckpointConfig
     >>> from minispore.train import save_checkpoint, load_checkpoint, load_param_into_net
 """
+from ..amp.loss_scale_manager import (DynamicLossScaleManager,  # noqa: F401
+                                     FixedLossScaleManager, LossScaleManager)
 from .callback import Callback, CallbackList, CallbackParams, RunContext  # noqa: F401
 from .checkpoint import CheckpointError, load_checkpoint, load_param_into_net, save_checkpoint  # noqa: F401
 from .metrics import MAE, MSE, Accuracy, Loss, Metric, get_metric_fn, get_metrics  # noqa: F401

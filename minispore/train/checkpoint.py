@@ -43,7 +43,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..core.dtype import ALL_TYPES
+from ..core.dtype import ALL_TYPES, is_float_np
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor
 from ..nn.cell import Cell
@@ -366,8 +366,8 @@ def _load_into(net, parameter_dict, strict_load, source):
         if tuple(array.shape) != param.shape:
             problems.append(f"{param.name}: checkpoint shape {tuple(array.shape)}, "
                             f"network shape {param.shape}")
-        elif array.dtype != target and (strict_load or array.dtype.kind != "f"
-                                        or target.kind != "f"):
+        elif array.dtype != target and (strict_load or not is_float_np(array.dtype)
+                                        or not is_float_np(target)):
             problems.append(f"{param.name}: checkpoint dtype {array.dtype}, network dtype {target}")
         else:
             updates.append((param, array.astype(target, copy=False)))

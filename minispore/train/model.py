@@ -35,6 +35,7 @@ How the networks are built, as in MindSpore:
 import sys
 
 from .. import nn
+from ..amp import build_train_network
 from ..core.tensor import Tensor
 from ..nn.cell import Cell
 from .callback import CallbackList, CallbackParams, RunContext
@@ -67,12 +68,15 @@ class Model:
     """
 
     def __init__(self, network, loss_fn=None, optimizer=None, metrics=None, eval_network=None,
-                 eval_indexes=None):
+                 eval_indexes=None, amp_level="O0", boost_level="O0", **kwargs):
         if not isinstance(network, Cell):
             raise TypeError(f"Model: network must be a Cell, got {type(network).__name__}")
         self._network = network
         self._loss_fn = loss_fn
         self._optimizer = optimizer
+        # mixed precision (amp.build_train_network): the level and its options
+        # (loss_scale_manager, keep_batchnorm_fp32, cast_model_type)
+        self._amp_level, self._boost_level, self._amp_options = amp_level, boost_level, kwargs
         self._train_network = self._build_train_network()
         self._metric_fns = get_metrics(metrics)
         self._eval_network, self._eval_indexes = self._build_eval_network(eval_network,
@@ -91,6 +95,9 @@ class Model:
         return self._eval_network
 
     def _build_train_network(self):
+        if self._optimizer is not None and (self._amp_level != "O0" or self._amp_options):
+            return build_train_network(self._network, self._optimizer, self._loss_fn,
+                                       self._amp_level, self._boost_level, **self._amp_options)
         if self._optimizer is not None:
             network = self._network
             if self._loss_fn is not None:

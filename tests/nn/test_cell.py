@@ -285,16 +285,51 @@ def test_forward_hooks_as_mindspore_documents():
     assert net(x, y).asnumpy().tolist() == [6.0]
 
 
-def test_hooks_are_skipped_in_graph_mode():
+def test_forward_hooks_run_in_both_modes(mode):
     dense = nn.Dense(2, 1, weight_init="ones", bias_init="zeros")
-    dense.register_forward_hook(lambda cell, inputs, out: out * 100)
     x = Tensor([[1.0, 2.0]])
+    assert dense(x).asnumpy().tolist() == [[3.0]]
+    # added after a first (compiled) call: the hook table is part of what the trace read
+    post = dense.register_forward_hook(lambda cell, inputs, out: out * 100)
     assert dense(x).asnumpy().tolist() == [[300.0]]
-    ms.set_context(mode=ms.GRAPH_MODE)
-    try:
-        assert dense(x).asnumpy().tolist() == [[3.0]]
-    finally:
-        ms.set_context(mode=ms.PYNATIVE_MODE)
+    seen = []
+    pre = dense.register_forward_pre_hook(lambda cell, inputs: seen.append(cell) or inputs[0] * 2)
+    assert dense(x).asnumpy().tolist() == [[600.0]] and seen == [dense]
+    assert dense(x).asnumpy().tolist() == [[600.0]] and seen == [dense, dense]  # runs each call
+    post.remove()
+    pre.remove()
+    assert dense(x).asnumpy().tolist() == [[3.0]]
+
+
+def test_backward_hooks_refuse_to_be_compiled():
+    dense = nn.Dense(2, 1, weight_init="ones", bias_init="zeros")
+    dense.register_backward_hook(lambda cell, gi, go: None)
+    x = Tensor([[1.0, 2.0]])
+    step = ms.jit(lambda x: ms.grad(dense)(x))
+    with pytest.raises(RuntimeError, match="Dense has backward hooks.*PyNative"):
+        step(x)
+    assert ms.grad(dense)(x).asnumpy().tolist() == [[1.0, 1.0]]   # PyNative: fine
+    assert ms.jit(dense)(x).asnumpy().tolist() == [[3.0]]        # no gradient: no hook needed
+
+
+def test_hook_backward_sees_and_replaces_gradients():
+    seen = []
+    hook = ops.HookBackward(lambda grad: seen.append(grad))
+    f = lambda x, y: hook(x * y) * y
+    # MindSpore's documented example: the hook gets the tuple (dz,), with dz = y = 2
+    assert [float(g) for g in ms.grad(f, (0, 1))(Tensor(1.0), Tensor(2.0))] == [4.0, 4.0]
+    assert len(seen) == 1 and float(seen[0][0]) == 2.0
+    both = ops.HookBackward(lambda grads: (grads[0] * 10, grads[1]))
+    g = ms.grad(lambda a, b: ops.sum(ops.stack(both(a, b)) * Tensor([1.0, 3.0])), (0, 1))(
+        Tensor(1.0), Tensor(1.0))
+    assert [float(v) for v in g] == [10.0, 3.0]
+    assert float(hook(Tensor(5.0))) == 5.0                       # the identity going forward
+    with pytest.raises(ValueError, match="hook_fn returned 2 value"):
+        ms.grad(lambda a: ops.HookBackward(lambda g: (g[0], g[0]))(a) * 2)(Tensor(1.0))
+    with pytest.raises(RuntimeError, match="HookBackward.*PyNative"):
+        ms.jit(lambda a: ms.grad(lambda z: hook(z) * 2)(a))(Tensor(1.0))
+    with pytest.raises(TypeError, match="hook_fn must be callable"):
+        ops.HookBackward(3)
 
 
 def test_construct_must_be_defined_and_repr():

@@ -112,3 +112,87 @@ def test_errors():
 def test_tensor_with_shape_and_init():
     t = ms.Tensor(shape=(2, 2), dtype=ms.float32, init=init.One())
     assert t.asnumpy().tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+# ***** the structured initializers, replayed with numpy's generator seeded the same way *****
+
+def test_orthogonal_replays_the_documented_qr_construction():
+    for shape, gain in [((3, 2, 4), 2.0), ((6, 4), 1.0)]:
+        ms.set_seed(5)
+        w = initializer(init.Orthogonal(gain=gain), shape, ms.float64).asnumpy()
+        rows = shape[0]
+        data = np.random.default_rng(5).normal(0.0, 1.0, (rows, math.prod(shape) // rows))
+        flip = rows < data.shape[1]
+        q, r = np.linalg.qr(data.T if flip else data)
+        q = q * np.sign(np.diag(r))
+        np.testing.assert_allclose(w, ((q.T if flip else q) * gain).reshape(shape), rtol=1e-12)
+        flat = w.reshape(rows, -1) / gain
+        small = flat @ flat.T if flip else flat.T @ flat      # orthonormal rows or columns
+        np.testing.assert_allclose(small, np.eye(small.shape[0]), atol=1e-12)
+
+
+def test_identity_and_dirac():
+    assert initializer("identity", (2, 3)).asnumpy().tolist() == [[1, 0, 0], [0, 1, 0]]
+    w = initializer(init.Dirac(groups=2), (4, 3, 3, 3)).asnumpy()
+    want = np.zeros((4, 3, 3, 3))
+    for out, inp in [(0, 0), (1, 1), (2, 0), (3, 1)]:   # two output channels per group
+        want[out, inp, 1, 1] = 1
+    np.testing.assert_array_equal(w, want)
+    x = np.random.default_rng(0).standard_normal((1, 3, 5))
+    k = initializer("dirac", (3, 3, 3)).asnumpy()        # a conv1d with it is the identity
+    out = np.stack([sum(np.convolve(x[0, i], k[o, i][::-1], "same") for i in range(3))
+                    for o in range(3)])
+    np.testing.assert_allclose(out, x[0], atol=1e-6)
+
+
+def test_sparse_zeroes_a_fraction_of_each_column():
+    ms.set_seed(2)
+    w = initializer(init.Sparse(sparsity=0.3, sigma=0.5), (10, 4), ms.float64).asnumpy()
+    rng = np.random.default_rng(2)
+    want = rng.normal(0.0, 0.5, (10, 4))
+    for col in range(4):
+        want[rng.permutation(10)[:3], col] = 0.0                # ceil(0.3 * 10) per column
+    np.testing.assert_array_equal(w, want)
+    assert ((w == 0).sum(axis=0) == 3).all()
+
+
+@pytest.mark.parametrize("mode, n", [("fan_in", 36), ("fan_out", 72), ("fan_avg", 54)])
+def test_variance_scaling(mode, n):
+    ms.set_seed(4)
+    u = initializer(init.VarianceScaling(2.0, mode, "uniform"), CONV, ms.float64).asnumpy()
+    limit = math.sqrt(3 * 2.0 / n)
+    np.testing.assert_array_equal(u, np.random.default_rng(4).uniform(-limit, limit, CONV))
+    ms.set_seed(4)
+    plain = initializer(init.VarianceScaling(2.0, mode, "untruncated_normal"), CONV,
+                        ms.float64).asnumpy()
+    np.testing.assert_array_equal(plain, np.random.default_rng(4).normal(0, math.sqrt(2 / n),
+                                                                          CONV))
+    big = initializer(init.VarianceScaling(2.0, mode), (400, 300) if mode == "fan_in" else
+                      (300, 400)).asnumpy()
+    fan = {"fan_in": 300, "fan_out": 300, "fan_avg": 350}[mode]
+    std = math.sqrt(2.0 / fan)
+    # truncated at 2 std of the pre-cut normal, scaled so the cut samples have std sqrt(2/n)
+    assert abs(big.std() - std) < 0.02 * std and np.abs(big).max() <= 2 * std / 0.8796 * 1.0001
+
+
+def test_lazy_initialisation():
+    ms.set_seed(9)
+    t = initializer("normal", (3, 4), ms.float16)
+    assert t.has_init and isinstance(t.init, init.Normal)
+    assert t.shape == (3, 4) and t.dtype == ms.float16 and "init=Normal" in repr(t)
+    u = initializer("normal", (3, 4), ms.float16).init_data()   # drawn first
+    assert t.init_data() is t and not t.has_init and t.init_data() is t
+    rng = np.random.default_rng(9)
+    first, second = rng.normal(0, 0.01, (3, 4)), rng.normal(0, 0.01, (3, 4))
+    np.testing.assert_array_equal(u.asnumpy(), first.astype(np.float16))
+    np.testing.assert_array_equal(t.asnumpy(), second.astype(np.float16))
+    # any use makes the data: an op, or a Parameter built on it
+    assert (initializer(2.0, (2,)) * 3).asnumpy().tolist() == [6.0, 6.0]
+    p = ms.Parameter(initializer("ones", (2,)), name="p")
+    assert p.asnumpy().tolist() == [1.0, 1.0] and not ms.Tensor([1.0]).has_init
+    with pytest.raises(ValueError, match="Orthogonal: the tensor needs rank >= 2"):
+        initializer("orthogonal", (4,))      # a bad shape is reported at once, not later
+    with pytest.raises(ValueError, match="Dirac: the first dimension 3 is not divisible"):
+        initializer(init.Dirac(2), (3, 2, 3))
+    with pytest.raises(ValueError, match="VarianceScaling: mode"):
+        init.VarianceScaling(mode="fan")

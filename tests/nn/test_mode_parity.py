@@ -320,6 +320,27 @@ OPTIMIZER_CASES = [
         ps, nn.PolynomialDecayLR(0.1, 0.01, 2, 2.0, update_decay_steps=True)))),
     (nn.WarmUpLR, "", lambda: with_optimizer(lambda ps: nn.Momentum(
         ps, nn.WarmUpLR(0.1, 2), 0.9))),
+    (nn.NaturalExpDecayLR, "stair", lambda: with_optimizer(lambda ps: nn.SGD(
+        ps, nn.NaturalExpDecayLR(0.1, 0.5, 2, is_stair=True)))),
+    (nn.InverseDecayLR, "", lambda: with_optimizer(lambda ps: nn.SGD(
+        ps, nn.InverseDecayLR(0.1, 0.5, 2)))),
+    (nn.Adagrad, "weight-decay", lambda: with_optimizer(lambda ps: nn.Adagrad(
+        ps, learning_rate=0.1, weight_decay=0.01))),
+    (nn.ProximalAdagrad, "l1-l2", lambda: with_optimizer(lambda ps: nn.ProximalAdagrad(
+        ps, learning_rate=0.1, l1=0.001, l2=0.01))),
+    (nn.Adadelta, "", lambda: with_optimizer(lambda ps: nn.Adadelta(ps, learning_rate=1.0))),
+    (nn.AdaMax, "", lambda: with_optimizer(lambda ps: nn.AdaMax(ps, learning_rate=0.01))),
+    (nn.LazyAdam, "", lambda: with_optimizer(lambda ps: nn.LazyAdam(ps, learning_rate=0.01))),
+    (nn.RMSProp, "centered-momentum", lambda: with_optimizer(lambda ps: nn.RMSProp(
+        ps, learning_rate=0.01, momentum=0.5, centered=True))),
+    (nn.FTRL, "l1-l2", lambda: with_optimizer(lambda ps: nn.FTRL(
+        ps, learning_rate=0.1, l1=0.001, l2=0.001))),
+    (nn.Lamb, "weight-decay", lambda: with_optimizer(lambda ps: nn.Lamb(
+        ps, learning_rate=0.01, weight_decay=0.01))),
+    (nn.LARS, "", lambda: with_optimizer(lambda ps: nn.LARS(
+        nn.Momentum(ps, 0.1, 0.9, weight_decay=0.01), coefficient=0.1))),
+    (nn.ASGD, "", lambda: with_optimizer(lambda ps: nn.ASGD(ps, learning_rate=0.1, t0=1.0))),
+    (nn.Rprop, "", lambda: with_optimizer(lambda ps: nn.Rprop(ps, learning_rate=0.01))),
 ]
 
 # Exported Cells that get no case of their own, and why
@@ -332,6 +353,11 @@ NOT_A_CASE = {
     "WithLossCell": "wrapper every case trains through",
     "TrainOneStepCell": "wrapper every case trains through (sens: test_training.py)",
     "WithEvalCell": "evaluation wrapper, no training step (test_training.py)",
+    "ClipByNorm": "two inputs (x, clip_norm), no parameters: both modes in test_grad_tools.py",
+    "TrainOneStepWithLossScaleCell": "a training wrapper: both modes, overflow and skipped "
+                                     "steps included, in tests/train/test_amp.py",
+    "DynamicLossScaleUpdateCell": "updates a loss scale, no layer: both modes in test_amp.py",
+    "FixedLossScaleUpdateCell": "a constant loss scale, no layer: test_amp.py",
 }
 
 

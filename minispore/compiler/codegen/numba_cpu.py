@@ -26,6 +26,7 @@ from ...context import cache_dir
 from ...ops.families import P
 from ...version import __version__
 from . import fastmath
+from .background import COMPILER
 from .cpu_kernels import CPU_KERNELS
 
 KERNEL_FLAGS = "fastmath=_FLAGS, error_model='numpy', cache=True, nogil=True"
@@ -453,47 +454,6 @@ def primitive_module(node):
         f"KERNEL_FLAGS = dict({KERNEL_FLAGS})", f"DTYPE = np.{dtype.name}", "",
         fastmath.preamble(dtype.name).strip(), "", _ACCUMULATORS.strip(), "", "",
         CPU_KERNELS[node.prim].source.strip(), ""])
-
-
-class Compiler:
-    """Compiles GroupSteps on one background thread, in submission order."""
-
-    def __init__(self):
-        self._queue = []
-        self._busy = False
-        self._cv = threading.Condition()
-        self._thread = None
-
-    def submit(self, step):
-        with self._cv:
-            self._queue.append(step)
-            self._cv.notify()
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._work, name="minispore-numba", daemon=True)
-                self._thread.start()
-
-    def _work(self):
-        while True:
-            with self._cv:
-                while not self._queue:
-                    self._cv.wait()
-                step = self._queue.pop(0)
-                self._busy = True
-            try:
-                step.compile()
-            finally:
-                with self._cv:
-                    self._busy = False
-                    self._cv.notify_all()
-
-    def wait(self):
-        """Block until every submitted kernel is compiled (tests and benchmarks use this)."""
-        with self._cv:
-            while self._queue or self._busy:
-                self._cv.wait(0.01)
-
-
-COMPILER = Compiler()
 
 
 def _submit(step, background):

@@ -1,12 +1,14 @@
-"""Adam and AdamWeightDecay, with MindSpore's formulas.
+"""The Adam family with MindSpore's formulas: Adam, LazyAdam, AdamWeightDecay, AdaMax.
 
     >>> import minispore as ms
     >>> net = ms.nn.Dense(3, 1)
     >>> opt = ms.nn.Adam(net.trainable_params(), learning_rate=1e-3)
     >>> opt = ms.nn.Adam(net.trainable_params(), use_amsgrad=True)
     >>> opt = ms.nn.AdamWeightDecay(net.trainable_params(), weight_decay=0.01)
+    >>> opt = ms.nn.AdaMax(net.trainable_params(), learning_rate=2e-3)
+
+The bias corrections use t, the 1-based step (`Optimizer.step_index`), in float32.
 """
-from ...core.dtype import float32
 from ...ops import functional as F
 from .. import validation as V
 from .optimizer import Optimizer
@@ -32,6 +34,10 @@ class _AdamBase(Optimizer):
         F.assign(m, F.add(F.mul(m, self.beta1), F.mul(grad, 1.0 - self.beta1)))
         F.assign(v, F.add(F.mul(v, self.beta2), F.mul(F.mul(grad, grad), 1.0 - self.beta2)))
         return m, v
+
+    def _bias_correction(self, power):
+        """1 - beta^t for beta = beta1 or beta2 (as `power`) at this step."""
+        return F.sub(1.0, F.pow(power, self.step_index()))
 
 
 class Adam(_AdamBase):
@@ -72,9 +78,8 @@ class Adam(_AdamBase):
 
     def _update(self, index, param, grad, lr):
         m, v = self._moments(index, grad)
-        t = F.cast(F.add(self.global_step, 1), float32)
-        correction = F.div(F.sqrt(F.sub(1.0, F.pow(self.beta2, t))),
-                           F.sub(1.0, F.pow(self.beta1, t)))
+        correction = F.div(F.sqrt(self._bias_correction(self.beta2)),
+                           self._bias_correction(self.beta1))
         direction = m
         if self.use_nesterov:
             direction = F.add(F.mul(m, self.beta1), F.mul(grad, 1.0 - self.beta1))
@@ -105,6 +110,46 @@ class AdamWeightDecay(_AdamBase):
     def _update(self, index, param, grad, lr):
         m, v = self._moments(index, grad)
         update = F.div(m, F.add(F.sqrt(v), self.eps))
-        if self._weight_decay[index]:
-            update = F.add(update, F.mul(param, self._weight_decay[index]))
+        if self.decay_flags[index]:
+            update = F.add(update, F.mul(param, self.decay(index)))
         F.assign(param, F.sub(param, F.mul(update, lr)))
+
+
+class LazyAdam(Adam):
+    """Adam whose sparse updates touch only the rows a sparse gradient names (MindSpore's
+    LazyAdam). Gradients here are dense, and on a dense gradient LazyAdam runs MindSpore's
+    dense Adam rule, so the update is Adam's exactly; the moments are `moment1.<name>` and
+    `moment2.<name>`.
+
+        >>> opt = ms.nn.LazyAdam(net.trainable_params(), learning_rate=1e-3)
+    """
+
+    def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,
+                 use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0):
+        super().__init__(params, learning_rate, beta1, beta2, eps, use_locking, use_nesterov,
+                         weight_decay, loss_scale)
+
+
+class AdaMax(_AdamBase):
+    """AdaMax, Adam with the infinity norm (MindSpore's ApplyAdaMax). With g the gradient
+    (+ weight_decay * p) and t the step:
+
+        m = beta1 * m + (1 - beta1) * g;   v = max(beta2 * v, |g|)
+        p -= lr / (1 - beta1^t) * m / (v + eps)
+
+    The moments are the Parameters `moment1.<name>` and `moment2.<name>`.
+
+        >>> opt = ms.nn.AdaMax(net.trainable_params(), learning_rate=0.002, weight_decay=0.01)
+    """
+
+    def __init__(self, params, learning_rate=0.001, beta1=0.9, beta2=0.999, eps=1e-08,
+                 weight_decay=0.0, loss_scale=1.0):
+        super().__init__(params, learning_rate, beta1, beta2, eps, weight_decay, loss_scale,
+                         ("moment1", "moment2"))
+
+    def _update(self, index, param, grad, lr):
+        m, v = self.moment1[index], self.moment2[index]
+        F.assign(m, F.add(F.mul(m, self.beta1), F.mul(grad, 1.0 - self.beta1)))
+        F.assign(v, F.maximum(F.mul(v, self.beta2), F.abs(grad)))
+        step = F.div(lr, self._bias_correction(self.beta1))
+        F.assign(param, F.sub(param, F.mul(step, F.div(m, F.add(v, self.eps)))))

@@ -11,15 +11,22 @@
 Every update is written with ops and stored with `ops.assign`, with the tape paused: eagerly
 the Parameters change now; while Graph mode traces a training step, the assigns become graph
 outputs written back after the run. Optimizer state (moments, the step counter, the learning
-rate) lives in Parameters with requires_grad=False, so checkpoints capture it.
+rate) lives in Parameters with requires_grad=False, so checkpoints capture it. Every gradient
+is checked (count, shapes, dtypes) before anything is written, so a bad call changes nothing.
 
-`params` is a list of Parameters, or a list of dicts (groups) with 'params' and optionally
-'lr' and 'weight_decay' (plus an optional {'order_params': [...]} entry fixing the order in
-which gradients arrive). `learning_rate` is a float, a 0-d Tensor, a list / 1-D Tensor (one
-rate per step; the last one repeats), a LearningRateSchedule Cell, or any callable of the
-step Tensor. As in MindSpore, a weight_decay given for the whole optimizer skips parameters
-whose name contains 'beta' or 'gamma' (normalisation layers); a group's weight_decay applies
-to every parameter of the group.
+`params` is a list of Parameters, or a list of dicts (groups, see param_groups). `learning_rate`
+is a float, a 0-d Tensor, a list / 1-D Tensor (one rate per step; the last one repeats), a
+LearningRateSchedule Cell, or any callable of the step Tensor. `weight_decay` is a number or a
+Cell of the step (dynamic weight decay). Before an optimizer's own rule sees a gradient g of
+parameter p, MindSpore's base class turns it into
+
+    g = (g + weight_decay * loss_scale * p)     weight decay (unless the rule is decoupled)
+    g = g - mean(g, axes 1..)                   grad_centralization groups, rank >= 2 and
+                                                shape[1] a multiple of 16 (MindSpore's rule)
+    g = g * (1 / loss_scale)
+
+and so does this one. Ungrouped, weight decay skips parameters whose name contains 'beta' or
+'gamma' (normalisation layers); a group's weight decay applies to all of its parameters.
 """
 import numbers
 
@@ -30,20 +37,20 @@ from ...grad import tape
 from ...ops import functional as F
 from .. import validation as V
 from ..cell import Cell
-
-_GROUP_KEYS = ("params", "lr", "weight_decay", "grad_centralization")
+from .param_groups import parse_groups
 
 
 class Optimizer(Cell):
-    """Base class. Subclasses define `_update(index, param, grad, lr)` with ops and set
-    `decoupled_weight_decay = True` if they apply weight decay themselves."""
+    """Base class. Subclasses define `_update(index, param, grad, lr)` with ops, and may define
+    `_prepare_step()` (state shared by all parameters, e.g. AdaMax's beta1 power)."""
 
-    decoupled_weight_decay = False
+    decoupled_weight_decay = False  # the rule applies weight decay itself (see decay())
+    decays_every_parameter = False  # no 'beta'/'gamma' name filter even ungrouped (FTRL)
 
     def __init__(self, learning_rate, parameters, weight_decay=0.0, loss_scale=1.0):
         super().__init__(auto_prefix=False)
         owner = type(self).__name__
-        groups, order = _parse_groups(parameters, learning_rate, weight_decay, owner)
+        groups, order = parse_groups(parameters, learning_rate, weight_decay, owner)
         # the network's Parameters are not registered as this cell's own: they belong to the
         # network, and attaching the optimizer to a parent must not rename them
         object.__setattr__(self, "_parameters", ParameterTuple(order))
@@ -53,21 +60,31 @@ class Optimizer(Cell):
 
         lrs = [_LearningRate(learning_rate, owner, "learning_rate")]
         self.learning_rate = lrs[0].holder
-        settings = {}  # id(param) -> (index in lrs, weight decay)
+        settings = {}  # id(param) -> (index in lrs, weight decay, decays, centralizes)
         for g, group in enumerate(groups):
             if group["own_lr"]:
                 lrs.append(_LearningRate(group["lr"], owner, f"learning_rate_group{g}"))
                 setattr(self, f"learning_rate_group{g}", lrs[-1].holder)
+            decay = group["weight_decay"]
+            if isinstance(decay, Cell):
+                setattr(self, f"weight_decay_schedule{g}", decay)
             for p in group["params"]:
-                decays = group["grouped"] or ("beta" not in p.name and "gamma" not in p.name)
-                settings[id(p)] = (len(lrs) - 1 if group["own_lr"] else 0,
-                                   group["weight_decay"] if decays else 0.0)
+                named_ok = "beta" not in p.name and "gamma" not in p.name
+                decays = (isinstance(decay, Cell) or decay > 0) and (
+                    group["grouped"] or named_ok or self.decays_every_parameter)
+                settings[id(p)] = (len(lrs) - 1 if group["own_lr"] else 0, decay, decays,
+                                   group["grad_centralization"])
         object.__setattr__(self, "_lrs", lrs)
-        object.__setattr__(self, "_lr_index", [settings[id(p)][0] for p in order])
-        object.__setattr__(self, "_weight_decay", [settings[id(p)][1] for p in order])
-        self.is_group = any(group["grouped"] or group["own_lr"] for group in groups)
+        per_param = [settings[id(p)] for p in order]
+        object.__setattr__(self, "_lr_index", [s[0] for s in per_param])
+        object.__setattr__(self, "_weight_decay", [s[1] for s in per_param])
+        object.__setattr__(self, "_decay_flags", [s[2] for s in per_param])
+        object.__setattr__(self, "_centralize", [s[3] for s in per_param])
+        object.__setattr__(self, "_step_decays", None)  # this step's decays, during construct
+        self.is_group = len(groups) > 1 or groups[0]["grouped"]
         self.is_group_lr = len(lrs) > 1
         self.dynamic_lr = any(lr.dynamic for lr in lrs)
+        self.dynamic_weight_decay = any(isinstance(d, Cell) for d in self._weight_decay)
 
     def _state_like_parameters(self, prefix, init="zeros"):
         """One state Parameter per parameter, named `prefix.<name>` (not trainable)."""
@@ -83,8 +100,13 @@ class Optimizer(Cell):
 
     @property
     def weight_decay(self):
-        """The weight decay of each parameter (0 where none applies)."""
-        return tuple(self._weight_decay)
+        """The weight decay of each parameter (0 where none applies; a Cell where dynamic)."""
+        return tuple(d if flag else 0.0 for d, flag in zip(self._weight_decay, self._decay_flags))
+
+    @property
+    def decay_flags(self):
+        """Whether weight decay applies to each parameter."""
+        return tuple(self._decay_flags)
 
     def get_lr(self):
         """The learning rate of the current step (a tuple, one per parameter, with groups)."""
@@ -104,29 +126,86 @@ class Optimizer(Cell):
         values = [self._lrs[self._lr_index[index[id(p)]]].value(self.global_step) for p in params]
         return values if isinstance(param, (list, tuple)) else values[0]
 
+    def get_weight_decay(self):
+        """The weight decay of the current step, one per parameter (0 where none applies)."""
+        return tuple(_decay_value(d, self.global_step) if flag else 0.0
+                     for d, flag in zip(self._weight_decay, self._decay_flags))
+
+    def decay(self, index):
+        """During an update: the weight decay of parameter `index` this step (0 if none)."""
+        return self._step_decays[index]
+
     def construct(self, gradients):
-        gradients = tuple(gradients)
-        if len(gradients) != len(self._parameters):
-            raise ValueError(f"{type(self).__name__}: got {len(gradients)} gradient(s) for "
-                             f"{len(self._parameters)} parameter(s)")
+        gradients = self._checked_gradients(gradients)
         with tape.paused():
             rates = [lr.value(self.global_step) for lr in self._lrs]
-            for i, (param, grad) in enumerate(zip(self._parameters, gradients)):
-                if grad is None:
-                    continue
-                if tuple(grad.shape) != tuple(param.shape):
-                    raise ValueError(f"{type(self).__name__}: the gradient of {param.name} has "
-                                     f"shape {grad.shape}, the parameter {param.shape}")
-                if self.loss_scale != 1.0:
-                    grad = F.div(grad, self.loss_scale)
-                if self._weight_decay[i] and not self.decoupled_weight_decay:
-                    grad = F.add(grad, F.mul(param, self._weight_decay[i]))
-                self._update(i, param, grad, rates[self._lr_index[i]])
+            object.__setattr__(self, "_step_decays", self.get_weight_decay())
+            try:
+                self._prepare_step()
+                for i, (param, grad) in enumerate(zip(self._parameters, gradients)):
+                    if grad is not None:
+                        grad = self._preprocess(i, param, grad)
+                        self._update(i, param, grad, rates[self._lr_index[i]])
+            finally:
+                object.__setattr__(self, "_step_decays", None)
             F.assign_add(self.global_step, 1)
         return True
 
+    def _checked_gradients(self, gradients):
+        """The gradients as a tuple, after checking every one against its parameter."""
+        return checked_gradients(type(self).__name__, self._parameters, gradients)
+
+    def _preprocess(self, index, param, grad):
+        """MindSpore's decay_weight, gradients_centralization and scale_grad, in that order."""
+        if self._decay_flags[index] and not self.decoupled_weight_decay:
+            grad = F.add(grad, F.mul(param, self.decay(index) * self.loss_scale))
+        if self._centralize[index] and grad.ndim >= 2 and grad.shape[1] % 16 == 0:
+            grad = F.sub(grad, F.mean(grad, tuple(range(1, grad.ndim)), keep_dims=True))
+        if self.loss_scale != 1.0:
+            grad = F.mul(grad, 1.0 / self.loss_scale)
+        return grad
+
+    def _prepare_step(self):
+        """State shared by every parameter's update, advanced once per step (none here)."""
+
     def _update(self, index, param, grad, lr):
         raise NotImplementedError(f"{type(self).__name__} must define _update")
+
+    def step_index(self):
+        """The 1-based number of this step as a float32 Tensor (t in bias corrections)."""
+        return F.cast(F.add(self.global_step, 1), float32)
+
+
+def checked_gradients(owner, parameters, gradients):
+    """`gradients` as a tuple, each checked against its parameter (count, Tensor, shape,
+    dtype; None skips a parameter) before any state is written."""
+    if isinstance(gradients, Tensor) or not isinstance(gradients, (tuple, list)):
+        raise TypeError(f"{owner}: gradients must be a tuple of Tensors (one per parameter), "
+                        f"got {type(gradients).__name__}")
+    gradients = tuple(gradients)
+    if len(gradients) != len(parameters):
+        raise ValueError(f"{owner}: got {len(gradients)} gradient(s) for "
+                         f"{len(parameters)} parameter(s)")
+    for param, grad in zip(parameters, gradients):
+        if grad is None:
+            continue
+        if not isinstance(grad, Tensor):
+            raise TypeError(f"{owner}: the gradient of {param.name} must be a Tensor, "
+                            f"got {type(grad).__name__}")
+        if tuple(grad.shape) != tuple(param.shape):
+            raise ValueError(f"{owner}: the gradient of {param.name} has shape {grad.shape}, "
+                             f"the parameter {param.shape}")
+        if grad.dtype != param.dtype:
+            raise TypeError(f"{owner}: the gradient of {param.name} has dtype {grad.dtype}, "
+                            f"the parameter {param.dtype}")
+    return gradients
+
+
+def _decay_value(decay, step):
+    if isinstance(decay, Cell):
+        value = decay(step)
+        return value if isinstance(value, Tensor) else Tensor(float(value), float32)
+    return decay
 
 
 class _LearningRate:
@@ -159,56 +238,3 @@ class _LearningRate:
         if self._table_size is not None:
             return F.gather(self.holder, F.minimum(step, self._table_size - 1), 0)
         return self.holder
-
-
-def _parse_groups(parameters, learning_rate, weight_decay, owner):
-    """(groups, order): groups [{'params', 'lr', 'own_lr', 'weight_decay', 'grouped'}] and the
-    Parameters in gradient order."""
-    if isinstance(parameters, Parameter):
-        raise TypeError(f"{owner}: params must be a list of Parameters (or of group dicts), "
-                        f"got a single Parameter")
-    items = list(parameters)
-    if not items:
-        raise ValueError(f"{owner}: the parameter list is empty")
-    weight_decay = V.number_in(weight_decay, "weight_decay", owner, 0.0, float("inf"))
-    if not all(isinstance(item, dict) for item in items):
-        _check_parameters(items, owner)
-        return [{"params": items, "lr": learning_rate, "own_lr": False,
-                 "weight_decay": weight_decay, "grouped": False}], items
-    groups, order = [], None
-    for item in items:
-        if "order_params" in item:
-            order = list(item["order_params"])
-            continue
-        unknown = set(item) - set(_GROUP_KEYS)
-        if unknown or "params" not in item:
-            raise ValueError(f"{owner}: a parameter group needs 'params' and may have "
-                             f"{_GROUP_KEYS[1:]}; got keys {sorted(item)}")
-        params = list(item["params"])
-        _check_parameters(params, owner)
-        decay = V.number_in(item.get("weight_decay", weight_decay), "weight_decay", owner,
-                            0.0, float("inf"))
-        groups.append({"params": params, "lr": item.get("lr"), "own_lr": "lr" in item,
-                       "weight_decay": decay, "grouped": "weight_decay" in item})
-    grouped = [p for g in groups for p in g["params"]]
-    _check_unique(grouped, owner)
-    if order is None:
-        return groups, grouped
-    if {id(p) for p in order} != {id(p) for p in grouped} or len(order) != len(grouped):
-        raise ValueError(f"{owner}: order_params must list every grouped parameter exactly once")
-    return groups, order
-
-
-def _check_parameters(params, owner):
-    for p in params:
-        if not isinstance(p, Parameter):
-            raise TypeError(f"{owner}: params must be Parameters, got {type(p).__name__}")
-    _check_unique(params, owner)
-
-
-def _check_unique(params, owner):
-    seen = set()
-    for p in params:
-        if id(p) in seen:
-            raise ValueError(f"{owner}: parameter {p.name} is given twice")
-        seen.add(id(p))

@@ -5,6 +5,7 @@
     >>> opt = ms.nn.SGD(net.trainable_params(), learning_rate=0.1, momentum=0.9, nesterov=True)
     >>> opt = ms.nn.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9)
 """
+from ...context import config
 from ...ops import functional as F
 from .. import validation as V
 from .optimizer import Optimizer
@@ -46,11 +47,16 @@ class SGD(Optimizer):
 
 
 class Momentum(Optimizer):
-    """Momentum SGD (MindSpore's ApplyMomentum). With g the gradient (+ weight_decay * p):
+    """Momentum SGD: MindSpore's ApplyMomentum. With g the gradient (+ weight_decay * p):
 
         v = momentum * v + g
-        p -= lr * (g + momentum * v)   if use_nesterov   else   p -= lr * v
+        p -= lr * v
 
+    use_nesterov follows ApplyMomentum on the device in use, as MindSpore does: its GPU
+    kernel applies the documented Nesterov step p -= lr * (g + momentum * v), while its CPU
+    kernel ignores the flag and always takes the plain step above (read in MindSpore's
+    apply_momentum_cpu_kernel.cc: the kernel has no Nesterov branch), so a MindSpore program
+    on CPU prints the plain-momentum numbers and so does this one with device_target "CPU".
     The velocities are the Parameters `moments.<name>`.
     """
 
@@ -64,5 +70,6 @@ class Momentum(Optimizer):
     def _update(self, index, param, grad, lr):
         velocity = self.moments[index]
         F.assign(velocity, F.add(F.mul(velocity, self.momentum), grad))
-        step = F.add(grad, F.mul(velocity, self.momentum)) if self.use_nesterov else velocity
+        nesterov = self.use_nesterov and config.get_context("device_target") != "CPU"
+        step = F.add(grad, F.mul(velocity, self.momentum)) if nesterov else velocity
         F.assign(param, F.sub(param, F.mul(step, lr)))
