@@ -14,6 +14,7 @@ checks of the user-facing functions.
 """
 from .activation import *
 from .conv import *
+from .conv_nd import *
 from .dropout import *
 from .loss import *
 from .normalization import *

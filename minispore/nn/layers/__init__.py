@@ -15,12 +15,20 @@ from .activation import (  # noqa: F401
 )
 from .basic import Dense, Dropout, Embedding, Flatten  # noqa: F401
 from .container import CellList, SequentialCell  # noqa: F401
-from .conv import Conv2d  # noqa: F401
+from .conv import (  # noqa: F401
+    Conv1d,
+    Conv1dTranspose,
+    Conv2d,
+    Conv2dTranspose,
+    Conv3d,
+    Conv3dTranspose,
+)
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm  # noqa: F401
 from .pooling import AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d  # noqa: F401
 from .tensor_ops import Roll, Tril, Triu  # noqa: F401
 
 __all__ = ["ELU", "GELU", "LeakyReLU", "LogSoftmax", "ReLU", "ReLU6", "Sigmoid", "SiLU", "Softmax",
            "Tanh", "get_activation", "Dense", "Dropout", "Embedding", "Flatten", "CellList",
-           "SequentialCell", "Conv2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "AvgPool2d",
+           "SequentialCell", "Conv2d", "Conv1d", "Conv3d", "Conv1dTranspose",
+           "Conv2dTranspose", "Conv3dTranspose", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "AvgPool2d",
            "MaxPool2d", "AvgPool1d", "MaxPool1d", "Roll", "Tril", "Triu"]
