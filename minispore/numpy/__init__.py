@@ -284,7 +284,7 @@ def pad(arr, pad_width, mode="constant", constant_values=0):
         raise NotImplementedError(f"mnp.pad: mode {mode!r} (only 'constant')")
     arr = as_tensor(arr)
     widths = _np.broadcast_to(_np.asarray(pad_width, _np.int64), (arr.ndim, 2))
-    return F.pad(arr, [tuple(int(w) for w in pair) for pair in widths], constant_values)
+    return F.pad(arr, [tuple(int(w) for w in pair) for pair in widths], value=constant_values)
 
 
 def where(condition, x=None, y=None):

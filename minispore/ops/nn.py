@@ -18,4 +18,6 @@ from .conv_nd import *
 from .dropout import *
 from .loss import *
 from .normalization import *
+from .padding import *
 from .pool import *
+from .resize import *

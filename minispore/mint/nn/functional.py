@@ -86,13 +86,10 @@ def one_hot(tensor, num_classes=-1):
 
 
 def pad(input, pad, mode="constant", value=0.0):
-    """Constant padding; `pad` lists (before, after) pairs from the last axis backwards."""
-    if mode != "constant":
-        raise NotImplementedError(f"mint.nn.functional.pad: mode {mode!r} (only 'constant')")
-    x = as_tensor(input)
-    pairs = [(int(pad[i]), int(pad[i + 1])) for i in range(0, len(pad), 2)]
-    paddings = [(0, 0)] * (x.ndim - len(pairs)) + pairs[::-1]
-    return F.pad(x, paddings, value)
+    """`pad` lists (before, after) pairs from the last axis backwards; mode 'constant',
+    'reflect', 'replicate' or 'circular' (ops.pad)."""
+    return F.pad(as_tensor(input), tuple(int(p) for p in pad), mode,
+                 value=value if mode == "constant" else None)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
