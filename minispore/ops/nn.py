@@ -20,4 +20,5 @@ from .loss import *
 from .normalization import *
 from .padding import *
 from .pool import *
+from .pool_ext import *
 from .resize import *

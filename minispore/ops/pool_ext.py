@@ -1,0 +1,306 @@
+"""More pooling, all composed of existing ops (their gradients come with them):
+
+* max_pool3d / avg_pool3d: the depth windows reduced first (a max or sum over kd depth
+  slices), then the 2-D pool over H and W of every output depth;
+* adaptive average pooling: one constant averaging matrix per axis (resize's 'area');
+* adaptive max pooling: a constant table of each output cell's input positions, gathered and
+  reduced (bins overlap and vary in size, so no fixed window);
+* lp_pool1d / lp_pool2d: (sum of x^p over the window)^(1/p) from avg_pool2d;
+* max_unpool2d: a scatter of the values to their argmax positions.
+"""
+import numbers
+
+import numpy as np
+
+from ..core.tensor import Tensor
+from . import functional as F
+from .arguments import as_tensor, op_error
+from .conv_nd import explicit_pads, tuple_of
+from .pool import avg_pool2d, max_pool2d
+from .resize import apply_along, resize_matrix
+from .window import span
+
+__all__ = ["max_pool3d", "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+           "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d",
+           "adaptive_max_pool3d", "lp_pool1d", "lp_pool2d", "max_unpool2d"]
+
+
+# ***** 3-D max and average pooling *****
+
+def _ceil_extra(size, extent, stride, before, after):
+    """Padding ceil_mode adds at the end (the last window starts inside input or padding)."""
+    out = -(-(size + before + after - extent) // stride) + 1
+    if (out - 1) * stride >= size + before:
+        out -= 1
+    return max(0, (out - 1) * stride + extent - (size + before + after))
+
+
+def _geometry3d(op, x, kernel_size, stride, padding, dilation, pad_mode, ceil_mode):
+    if x.ndim != 5:
+        raise op_error(op, (x,), "input must be 5-D (N, C, D, H, W)")
+    kernel = tuple_of(kernel_size, 3, "kernel_size", op)
+    stride = kernel if stride is None else tuple_of(stride, 3, "stride", op)
+    dilation = tuple_of(dilation, 3, "dilation", op)
+    pads = explicit_pads(op, pad_mode, padding, x.shape[2:], kernel, stride, dilation)
+    if any(max(p) > span(k, d) // 2 for p, k, d in zip(pads, kernel, dilation)):
+        raise op_error(op, (x,), f"padding {pads} must be at most half the kernel {kernel}")
+    extra = tuple(_ceil_extra(s, span(k, d), st, *p) if ceil_mode else 0
+                  for s, k, d, st, p in zip(x.shape[2:], kernel, dilation, stride, pads))
+    return kernel, stride, dilation, pads, extra
+
+
+def _depth_windows(x, kd, stride, dilation, before, after, fill):
+    """(N, C, Do, kd, H, W): the kd depth slices of every output depth, `fill` padding."""
+    if before or after:
+        x = F.pad(x, ((0, 0), (0, 0), (before, after), (0, 0), (0, 0)), value=fill)
+    out_d = (x.shape[2] - span(kd, dilation)) // stride + 1
+    if out_d < 1:
+        raise op_error("pool3d", (x,), "the kernel does not fit the padded depth")
+    return F.stack([x[:, :, k * dilation:k * dilation + stride * (out_d - 1) + 1:stride]
+                    for k in range(kd)], 3)
+
+
+def _per_depth(fn, planes):
+    """fn over (N * Do, C, H, W) of an (N, C, Do, H, W) tensor."""
+    n, c, d = planes.shape[:3]
+    flat = F.reshape(F.transpose(planes, (0, 2, 1, 3, 4)), (n * d, c) + planes.shape[3:])
+    out = fn(flat)
+    return F.transpose(F.reshape(out, (n, d, c) + out.shape[2:]), (0, 2, 1, 3, 4))
+
+
+def max_pool3d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False, *, pad_mode="pad"):
+    """3-D max pooling of an (N, C, D, H, W) tensor (stride defaults to the kernel size;
+    padding: an int, (d, h, w) or 6 values, never chosen as the max). Example:
+
+        >>> ops.max_pool3d(ops.ones((1, 1, 4, 4, 4)), 2).shape
+        (1, 1, 2, 2, 2)
+    """
+    x = as_tensor(x)
+    if return_indices:
+        raise ValueError("ops.max_pool3d: return_indices=True is not supported")
+    kernel, stride, dilation, pads, extra = _geometry3d(
+        "max_pool3d", x, kernel_size, stride, padding, dilation, pad_mode, ceil_mode)
+    deep = F.amax(_depth_windows(x, kernel[0], stride[0], dilation[0], pads[0][0],
+                                 pads[0][1] + extra[0], float("-inf")), 3)
+    return _per_depth(lambda p: max_pool2d(
+        p, kernel[1:], stride[1:], (pads[1][0], pads[1][1] + extra[1], pads[2][0],
+                                    pads[2][1] + extra[2]), dilation[1:]), deep)
+
+
+def _counts(size, kernel, stride, counted, total):
+    """Cells of each window (one axis) inside the input grown by `counted` padding."""
+    inside = np.zeros(size + total[0] + total[1])
+    inside[total[0] - counted[0]:total[0] + size + counted[1]] = 1
+    starts = np.arange(0, len(inside) - kernel + 1, stride)
+    return np.array([inside[s:s + kernel].sum() for s in starts])
+
+
+def avg_pool3d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=0, *, pad_mode="pad"):
+    """3-D average pooling of an (N, C, D, H, W) tensor (MindSpore's ops.avg_pool3d: stride
+    defaults to 1; zero padding counts in the divisor when count_include_pad;
+    divisor_override, non-zero, replaces it). Example:
+
+        >>> ops.avg_pool3d(ops.ones((1, 1, 4, 4, 4)), 2, 2).shape
+        (1, 1, 2, 2, 2)
+    """
+    x = as_tensor(input_x)
+    if not x.dtype.is_float:
+        raise op_error("avg_pool3d", (x,), "input must be a float tensor")
+    kernel, stride, _, pads, extra = _geometry3d(
+        "avg_pool3d", x, kernel_size, stride, padding, 1, pad_mode, ceil_mode)
+    total = tuple((p[0], p[1] + e) for p, e in zip(pads, extra))
+    deep = F.sum(_depth_windows(x, kernel[0], stride[0], 1, *total[0], 0.0), 3)
+    sums = _per_depth(lambda p: avg_pool2d(p, kernel[1:], stride[1:], total[1] + total[2],
+                                           divisor_override=1), deep)
+    if divisor_override:
+        return F.div(sums, float(divisor_override))
+    counted = pads if count_include_pad and str(pad_mode).lower() != "same" else ((0, 0),) * 3
+    per_axis = [_counts(s, k, st, c, t) for s, k, st, c, t in
+                zip(x.shape[2:], kernel, stride, counted, total)]
+    divisor = np.einsum("i,j,k->ijk", *per_axis).astype(x._data.dtype)
+    return F.div(sums, Tensor(divisor))
+
+
+# ***** adaptive pooling *****
+
+def _output_sizes(op, x, output_size, rank):
+    if x.ndim not in (rank + 1, rank + 2):
+        raise op_error(op, (x,), f"input must be {rank + 1}-D or {rank + 2}-D")
+    sizes = (output_size,) * rank if isinstance(output_size, numbers.Integral) or \
+        output_size is None else tuple(output_size)
+    if len(sizes) != rank:
+        raise ValueError(f"ops.{op}: output_size must be an int or {rank} of them, got "
+                         f"{output_size!r}")
+    spatial = x.shape[x.ndim - rank:]
+    sizes = tuple(s if o is None else int(o) for o, s in zip(sizes, spatial))
+    if min(sizes) < 1:
+        raise ValueError(f"ops.{op}: output_size must be positive, got {output_size!r}")
+    return sizes, spatial
+
+
+def _adaptive_avg(op, rank, input, output_size):
+    x = as_tensor(input)
+    sizes, spatial = _output_sizes(op, x, output_size, rank)
+    for i, (s, o) in enumerate(zip(spatial, sizes)):
+        if s != o:
+            x = apply_along(x, x.ndim - rank + i, resize_matrix("area", s, o, False, s / o))
+    return x
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """Mean over output_size bins of the last axis: bin i spans [floor(i L / out),
+    ceil((i + 1) L / out)). Example:
+
+        >>> ops.adaptive_avg_pool1d(ms.Tensor(np.arange(6, dtype=np.float32).reshape(1, 1, 6)),
+        ...                         3).asnumpy().tolist()
+        [[[0.5, 2.5, 4.5]]]
+    """
+    return _adaptive_avg("adaptive_avg_pool1d", 1, input, output_size)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Adaptive mean pooling of the last two axes ((C, H, W) or (N, C, H, W)); an output_size
+    of None keeps that axis. Example:
+
+        >>> ops.adaptive_avg_pool2d(ops.ones((1, 2, 5, 7)), (2, 3)).shape
+        (1, 2, 2, 3)
+    """
+    return _adaptive_avg("adaptive_avg_pool2d", 2, input, output_size)
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """Adaptive mean pooling of the last three axes. Example:
+
+        >>> ops.adaptive_avg_pool3d(ops.ones((1, 2, 5, 7, 4)), 2).shape
+        (1, 2, 2, 2, 2)
+    """
+    return _adaptive_avg("adaptive_avg_pool3d", 3, input, output_size)
+
+
+def _bin_table(spatial, sizes):
+    """(cells, widest bin) flat input positions of every output cell's bin; short bins repeat
+    their first position (a repeat never changes a max, and it stays the first maximum)."""
+    axes = []
+    for s, o in zip(spatial, sizes):
+        axes.append([np.arange((i * s) // o, -(-((i + 1) * s) // o)) for i in range(o)])
+    strides = np.cumprod((1,) + tuple(spatial[::-1]))[::-1][1:]
+    cells = []
+    for combo in np.ndindex(*sizes):
+        grids = np.meshgrid(*[axes[a][i] for a, i in enumerate(combo)], indexing="ij")
+        cells.append(sum(g.ravel() * st for g, st in zip(grids, strides)))
+    width = max(len(c) for c in cells)
+    return np.stack([np.concatenate([c, np.full(width - len(c), c[0])]) for c in cells])
+
+
+def _adaptive_max(op, rank, input, output_size, return_indices):
+    x = as_tensor(input)
+    sizes, spatial = _output_sizes(op, x, output_size, rank)
+    table = _bin_table(spatial, sizes)
+    lead = tuple(x.shape[:x.ndim - rank])
+    flat = F.reshape(x, lead + (-1,))
+    gathered = flat[(Ellipsis, Tensor(table.astype(np.int64)))]  # (..., cells, width)
+    values = F.reshape(F.amax(gathered, -1), lead + sizes)
+    if not return_indices:
+        return values
+    pick = F.argmax(gathered, -1)
+    positions = F.gather_elements(F.broadcast_to(Tensor(table.astype(np.int64)),
+                                                 tuple(gathered.shape)),
+                                  len(gathered.shape) - 1, F.expand_dims(pick, -1))
+    return values, F.reshape(positions, lead + sizes)
+
+
+def adaptive_max_pool1d(input, output_size):
+    """Maximum over output_size adaptive bins of the last axis (bins as
+    adaptive_avg_pool1d). Example:
+
+        >>> ops.adaptive_max_pool1d(ms.Tensor(np.arange(6, dtype=np.float32).reshape(1, 1, 6)),
+        ...                         3).asnumpy().tolist()
+        [[[1.0, 3.0, 5.0]]]
+    """
+    return _adaptive_max("adaptive_max_pool1d", 1, input, output_size, False)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """Adaptive maximum pooling of the last two axes; return_indices also gives the int64 flat
+    position h * W + w of each maximum. Example:
+
+        >>> ops.adaptive_max_pool2d(ops.ones((1, 2, 5, 7)), (2, 3)).shape
+        (1, 2, 2, 3)
+    """
+    return _adaptive_max("adaptive_max_pool2d", 2, input, output_size, return_indices)
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """Adaptive maximum pooling of the last three axes (indices flat in D * H * W)."""
+    return _adaptive_max("adaptive_max_pool3d", 3, input, output_size, return_indices)
+
+
+# ***** power-average pooling and unpooling *****
+
+def _lp(x, norm_type, window_mean, size):
+    p = float(norm_type)
+    # the mean times the window size (as MindSpore and PyTorch: with ceil_mode a window that
+    # overhangs the input is averaged over its real cells, then scaled by the full size)
+    sums = F.mul(window_mean(F.pow(x, p) if p != 1.0 else x), float(size))
+    # MindSpore's sign(s) * relu(|s|) keeps odd powers of negative inputs defined
+    return F.pow(F.mul(F.sign(sums), F.relu(F.abs(sums))), 1.0 / p)
+
+
+def lp_pool1d(x, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum over each window of x^p)^(1/p) along the last axis of (N, C, L) or (C, L).
+
+        >>> ops.lp_pool1d(ops.ones((1, 1, 4)), 2, 2).asnumpy().round(4).tolist()
+        [[[1.4142, 1.4142]]]
+    """
+    x = as_tensor(x)
+    if x.ndim not in (2, 3):
+        raise op_error("lp_pool1d", (x,), "input must be (N, C, L) or (C, L)")
+    k = tuple_of(kernel_size, 1, "kernel_size", "lp_pool1d")[0]
+    s = k if stride is None else tuple_of(stride, 1, "stride", "lp_pool1d")[0]
+    rows = F.expand_dims(x, -2)
+    out = _lp(rows, norm_type, lambda t: avg_pool2d(
+        t if t.ndim == 4 else F.expand_dims(t, 0), (1, k), (1, s), ceil_mode=ceil_mode), k)
+    out = F.squeeze(out, -2)
+    return out if x.ndim == 3 else F.squeeze(out, 0)
+
+
+def lp_pool2d(x, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum over each window of x^p)^(1/p) of an (N, C, H, W) tensor.
+
+        >>> ops.lp_pool2d(ops.ones((1, 1, 4, 4)), 1, 2).asnumpy().ravel().tolist()
+        [4.0, 4.0, 4.0, 4.0]
+    """
+    x = as_tensor(x)
+    kernel = tuple_of(kernel_size, 2, "kernel_size", "lp_pool2d")
+    stride = kernel if stride is None else tuple_of(stride, 2, "stride", "lp_pool2d")
+    return _lp(x, norm_type, lambda t: avg_pool2d(t, kernel, stride, ceil_mode=ceil_mode),
+               kernel[0] * kernel[1])
+
+
+def max_unpool2d(x, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Partial inverse of max_pool2d: each value written at its flat argmax position h * W + w
+    of an (N, C, H_out, W_out) tensor of zeros; H_out = (H - 1) * stride - 2 * padding +
+    kernel_size unless output_size is given. Example:
+
+        >>> out, idx = ops.max_pool2d(ops.ones((1, 1, 4, 4)), 2, return_indices=True)
+        >>> ops.max_unpool2d(out, idx, 2).shape
+        (1, 1, 4, 4)
+    """
+    x, indices = as_tensor(x), as_tensor(indices)
+    if x.ndim not in (3, 4) or tuple(indices.shape) != tuple(x.shape):
+        raise op_error("max_unpool2d", (x, indices), "x must be (N, C, H, W) or (C, H, W) and "
+                       "indices of its shape")
+    kernel = tuple_of(kernel_size, 2, "kernel_size", "max_unpool2d")
+    stride = kernel if stride is None else tuple_of(stride, 2, "stride", "max_unpool2d")
+    pads = tuple_of(padding, 2, "padding", "max_unpool2d") if padding else (0, 0)
+    sizes = tuple((s - 1) * st - 2 * p + k for s, st, p, k in
+                  zip(x.shape[-2:], stride, pads, kernel))
+    if output_size is not None and len(tuple(output_size)):
+        sizes = tuple(int(s) for s in tuple(output_size)[-2:])
+    lead = tuple(x.shape[:-2])
+    base = F.zeros(lead + (sizes[0] * sizes[1],), x.dtype)
+    out = F.tensor_scatter_elements(base, F.reshape(F.cast(indices, np.int64), lead + (-1,)),
+                                    F.reshape(x, lead + (-1,)), axis=-1)
+    return F.reshape(out, lead + sizes)
