@@ -11,7 +11,7 @@ from .arguments import as_tensor, op_error
 
 __all__ = ["pad"]
 
-_MODES = ("constant", "reflect", "replicate", "circular")
+_MODES = ("constant", "reflect", "replicate", "circular", "symmetric")
 
 
 def _pairs(op, x, padding):
@@ -46,6 +46,12 @@ def _edges(x, axis, before, after, mode):
                            f"than the axis size {n}")
         return (F.flip(take(1, before + 1), (axis,)) if before else None,
                 F.flip(take(n - 1 - after, n - 1), (axis,)) if after else None)
+    if mode == "symmetric":  # the mirror includes the edge (nn.Pad's SYMMETRIC)
+        if before > n or after > n:
+            raise op_error("pad", (x,), f"symmetric padding ({before}, {after}) must be at most "
+                           f"the axis size {n}")
+        return (F.flip(take(0, before), (axis,)) if before else None,
+                F.flip(take(n - after, n), (axis,)) if after else None)
     if mode == "replicate":
         shape = lambda k: tuple(k if i == axis else s for i, s in enumerate(x.shape))  # noqa: E731
         return (A.broadcast_to(take(0, 1), shape(before)) if before else None,

@@ -30,12 +30,13 @@ def apply_along(x, axis, matrix):
     return F.moveaxis(out, -1, axis)
 
 
-def _source(out_size, in_size, align_corners, scale):
-    """Source coordinate of each output index (PyTorch's and MindSpore's convention)."""
+def _source(out_size, in_size, align_corners, scale, half_pixel=True):
+    """Source coordinate of each output index (PyTorch's and MindSpore's convention; without
+    half_pixel, the legacy dst * scale of ResizeBilinear(half_pixel_centers=False))."""
     dst = np.arange(out_size, dtype=np.float64)
     if align_corners:
         return dst * ((in_size - 1) / (out_size - 1) if out_size > 1 else 0.0)
-    return (dst + 0.5) * scale - 0.5
+    return (dst + 0.5) * scale - 0.5 if half_pixel else dst * scale
 
 
 def _cubic(t, a=-0.75):
@@ -44,7 +45,7 @@ def _cubic(t, a=-0.75):
                     np.where(t < 2, ((a * t - 5 * a) * t + 8 * a) * t - 4 * a, 0.0))
 
 
-def resize_matrix(mode, in_size, out_size, align_corners, scale):
+def resize_matrix(mode, in_size, out_size, align_corners, scale, half_pixel=True):
     """(out, in) matrix of one axis's resize; `scale` is in / out unless a scale factor
     was given (its reciprocal)."""
     m = np.zeros((out_size, in_size))
@@ -64,7 +65,7 @@ def resize_matrix(mode, in_size, out_size, align_corners, scale):
             idx = np.clip(base + k, 0, in_size - 1)
             np.add.at(m, (rows, idx), _cubic(src - (base + k)))
     else:  # linear along this axis
-        src = np.maximum(_source(out_size, in_size, align_corners, scale), 0.0)
+        src = np.maximum(_source(out_size, in_size, align_corners, scale, half_pixel), 0.0)
         lo = np.minimum(np.floor(src).astype(int), in_size - 1)
         hi = np.minimum(lo + 1, in_size - 1)
         frac = src - lo

@@ -25,10 +25,47 @@ from .conv import (  # noqa: F401
 )
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm  # noqa: F401
 from .pooling import AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d  # noqa: F401
+from .pooling_ext import (  # noqa: F401
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveAvgPool3d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AvgPool3d,
+    LPPool1d,
+    LPPool2d,
+    MaxPool3d,
+    MaxUnpool2d,
+)
+from .resize_pad import (  # noqa: F401
+    ConstantPad1d,
+    ConstantPad2d,
+    ConstantPad3d,
+    Fold,
+    Pad,
+    PixelShuffle,
+    PixelUnshuffle,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReflectionPad3d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ReplicationPad3d,
+    ResizeBilinear,
+    Unfold,
+    Upsample,
+    ZeroPad2d,
+)
 from .tensor_ops import Roll, Tril, Triu  # noqa: F401
 
 __all__ = ["ELU", "GELU", "LeakyReLU", "LogSoftmax", "ReLU", "ReLU6", "Sigmoid", "SiLU", "Softmax",
            "Tanh", "get_activation", "Dense", "Dropout", "Embedding", "Flatten", "CellList",
            "SequentialCell", "Conv2d", "Conv1d", "Conv3d", "Conv1dTranspose",
            "Conv2dTranspose", "Conv3dTranspose", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "AvgPool2d",
-           "MaxPool2d", "AvgPool1d", "MaxPool1d", "Roll", "Tril", "Triu"]
+           "MaxPool2d", "AvgPool1d", "MaxPool1d",
+           "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
+           "AdaptiveMaxPool2d", "AvgPool3d", "LPPool1d", "LPPool2d", "MaxPool3d", "MaxUnpool2d",
+           "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "Fold", "Pad", "PixelShuffle",
+           "PixelUnshuffle", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d",
+           "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "ResizeBilinear",
+           "Unfold", "Upsample", "ZeroPad2d", "Roll", "Tril", "Triu"]
