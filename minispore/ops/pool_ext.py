@@ -83,9 +83,8 @@ def max_pool3d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fal
         "max_pool3d", x, kernel_size, stride, padding, dilation, pad_mode, ceil_mode)
     deep = F.amax(_depth_windows(x, kernel[0], stride[0], dilation[0], pads[0][0],
                                  pads[0][1] + extra[0], float("-inf")), 3)
-    return _per_depth(lambda p: max_pool2d(
-        p, kernel[1:], stride[1:], (pads[1][0], pads[1][1] + extra[1], pads[2][0],
-                                    pads[2][1] + extra[2]), dilation[1:]), deep)
+    return _per_depth(lambda p: max_pool2d(p, kernel[1:], stride[1:], pads[1] + pads[2],
+                                           dilation[1:], ceil_mode=ceil_mode), deep)
 
 
 def _counts(size, kernel, stride, counted, total):
@@ -112,8 +111,8 @@ def avg_pool3d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False,
         "avg_pool3d", x, kernel_size, stride, padding, 1, pad_mode, ceil_mode)
     total = tuple((p[0], p[1] + e) for p, e in zip(pads, extra))
     deep = F.sum(_depth_windows(x, kernel[0], stride[0], 1, *total[0], 0.0), 3)
-    sums = _per_depth(lambda p: avg_pool2d(p, kernel[1:], stride[1:], total[1] + total[2],
-                                           divisor_override=1), deep)
+    sums = _per_depth(lambda p: avg_pool2d(p, kernel[1:], stride[1:], pads[1] + pads[2],
+                                           ceil_mode, divisor_override=1), deep)
     if divisor_override:
         return F.div(sums, float(divisor_override))
     counted = pads if count_include_pad and str(pad_mode).lower() != "same" else ((0, 0),) * 3
