@@ -186,9 +186,9 @@ class _PadNd(Cell):
         self.value = None if value is None else float(value)
 
     def construct(self, x):
-        if x.ndim not in (self.rank + 1, self.rank + 2):
-            raise V.input_error(type(self).__name__, x, f"input must be {self.rank + 1}-D or "
-                                f"{self.rank + 2}-D, got shape {tuple(x.shape)}")
+        if x.ndim < self.rank:
+            raise V.input_error(type(self).__name__, x, f"input must have at least {self.rank} "
+                                f"axes to pad, got shape {tuple(x.shape)}")
         return F.pad(x, self.padding, self.mode, self.value)
 
     def extend_repr(self):
