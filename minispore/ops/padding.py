@@ -39,7 +39,7 @@ def _crop(x, pairs):
 def _edges(x, axis, before, after, mode):
     """The `before` and `after` slabs that a non-constant mode adds along `axis`."""
     n = x.shape[axis]
-    take = lambda lo, hi: A.slice_axis(x, axis, lo, hi)  # noqa: E731
+    take = lambda lo, hi: A.slice_axis(x, axis, lo, hi)
     if mode == "reflect":
         if before >= n or after >= n:
             raise op_error("pad", (x,), f"reflect padding ({before}, {after}) must be smaller "
@@ -53,7 +53,7 @@ def _edges(x, axis, before, after, mode):
         return (F.flip(take(0, before), (axis,)) if before else None,
                 F.flip(take(n - after, n), (axis,)) if after else None)
     if mode == "replicate":
-        shape = lambda k: tuple(k if i == axis else s for i, s in enumerate(x.shape))  # noqa: E731
+        shape = lambda k: tuple(k if i == axis else s for i, s in enumerate(x.shape))
         return (A.broadcast_to(take(0, 1), shape(before)) if before else None,
                 A.broadcast_to(take(n - 1, n), shape(after)) if after else None)
     if before > n or after > n:

@@ -110,7 +110,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if len(factors) != spatial or min(factors) <= 0:
             raise ValueError(f"ops.interpolate: scale_factor must be positive, one per spatial "
                              f"axis, got {scale_factor!r}")
-        out = tuple(int(math.floor(s * f)) for s, f in zip(sizes, factors))
+        out = tuple(math.floor(s * f) for s, f in zip(sizes, factors))
         scales = ([i / o for i, o in zip(sizes, out)] if recompute_scale_factor
                   else [1.0 / f for f in factors])
     for axis, (i, o, s) in enumerate(zip(sizes, out, scales)):
@@ -185,7 +185,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
         raise op_error("unfold", (x,), "input must be 4-D (N, C, H, W)")
     kernel, dilation, pads, stride = _block_geometry("unfold", kernel_size, dilation, padding,
                                                      stride)
-    n, c, h, w = x.shape
+    n, c = x.shape[:2]
     k = kernel[0] * kernel[1]
     weight = F.tile(_one_hot_kernel(kernel, x._data.dtype), (c, 1, 1, 1))
     cols = conv2d_p(x, weight, stride=stride, padding=pads, dilation=dilation, groups=c)
