@@ -23,6 +23,7 @@ import threading
 import numpy as np
 
 from ...context import cache_dir
+from ...ops.elementwise import power_recipe
 from ...ops.families import P
 from ...version import __version__
 from . import fastmath
@@ -70,9 +71,20 @@ def _typed_literals(expr, float_dtype):
     return _NUMBER.sub(lambda m: f"np.{name}({m.group(1)})", expr)
 
 
+def _power_template(node):
+    """pow by a constant exponent of POWER_RECIPES as products / reciprocal / sqrt (the
+    simplification pass rewrites most; this covers a pow it leaves, e.g. a scalar base)."""
+    c = node.inputs[1]
+    recipe = power_recipe(node.inputs[0].dtype, c.const) if c.const is not None else None
+    if recipe is None or node.inputs[0].dtype != node.outputs[0].dtype:
+        return None
+    return recipe("{0}", lambda a, b: f"({a} * {b})", lambda a: f"(1 / {a})",
+                  lambda a: f"sqrt({a})")
+
+
 def _render_expr(node, names, float_dtype):
     """The node's template with its operands' names and typed literals filled in."""
-    expr = node.prim.expr
+    expr = (_power_template(node) if node.prim is P.pow else None) or node.prim.expr
     if "{dtype}" in expr:
         expr = expr.replace("{dtype}", f"np.{np.dtype(node.attrs['dtype']).name}")
     return _typed_literals(expr.format(*[names[v.id] for v in node.inputs]), float_dtype)
