@@ -212,6 +212,43 @@ index_add = Primitive("index_add", infer=lambda base, values, *t, index: base,
                       doc="out = base.copy(); out[index] += values (the backward of getitem)")
 
 
+def _index_add_many_infer(base, *values_and_tensors, index, shape):
+    return Aval(tuple(shape), base.dtype)
+
+
+def _index_add_many_impl(xp, base, *values_and_tensors, index, shape):
+    values, tensors = values_and_tensors[:len(index)], values_and_tensors[len(index):]
+    out = xp.empty(shape, base.dtype)
+    out[...] = base
+    for v, spec in zip(values, index):
+        idx = build_index(spec, tensors)
+        if has_tensors(spec):
+            xp.add.at(out, idx, v)  # repeated indices accumulate
+        else:
+            out[idx] += v
+    return out
+
+
+def _index_add_many_bprop(base, *rest, index, shape):
+    dout, values, tensors = rest[-1], rest[:len(index)], rest[len(index):-2]
+    return (F.sum_to(dout, base.shape),
+            *(F.sum_to(getitem(dout, *tensors, index=spec), v.shape)
+              for v, spec in zip(values, index)),
+            *(None for _ in tensors))
+
+
+# The backward engine sums the gradients of a tensor's selections (`x[:, a:b]`, `x[t]`)
+# with one node of this row: one buffer of x's shape, each selection's gradient added
+# into its place, where one index_add per selection would fill and copy a full-size array
+# each (quadratic in the sequence length for `x[t]` over t). `index` is one spec per value;
+# their ("tensor", k) refer to the index tensors after the values. `base` is a scalar zero
+# or the gradient's dense part (of `shape`).
+index_add_many = Primitive("index_add_many", infer=_index_add_many_infer,
+                           impl=_index_add_many_impl, bprop=_index_add_many_bprop,
+                           doc="out = broadcast_to(base, shape); out[index[i]] += values[i] "
+                               "for each i")
+
+
 def _setitem_impl(xp, x, value, *tensors, index):
     out = x.copy()
     out[build_index(index, tensors)] = value
