@@ -193,13 +193,18 @@ getitem = Primitive("getitem", infer=_getitem_infer, impl=_getitem_impl,
                     batch=_getitem_batch)
 
 
-def _index_add_impl(xp, base, values, *tensors, index):
-    out = base.copy()
+def _add_into(xp, out, values, index, tensors):
+    """out[index] += values in place, repeated tensor indices accumulating."""
     idx = build_index(index, tensors)
     if has_tensors(index):
-        xp.add.at(out, idx, values)  # repeated indices accumulate
+        xp.add.at(out, idx, values)
     else:
         out[idx] += values
+
+
+def _index_add_impl(xp, base, values, *tensors, index):
+    out = base.copy()
+    _add_into(xp, out, values, index, tensors)
     return out
 
 
@@ -221,11 +226,7 @@ def _index_add_many_impl(xp, base, *values_and_tensors, index, shape):
     out = xp.empty(shape, base.dtype)
     out[...] = base
     for v, spec in zip(values, index):
-        idx = build_index(spec, tensors)
-        if has_tensors(spec):
-            xp.add.at(out, idx, v)  # repeated indices accumulate
-        else:
-            out[idx] += v
+        _add_into(xp, out, v, spec, tensors)
     return out
 
 
