@@ -11,6 +11,10 @@ compiler, then (outside the window) waits for the kernels and times the compiled
   '-' if none did within the window;
 * `steady_ms`: the step after the window, kernels compiled.
 
+A third process runs cold and simply ends after its window, as a short script does (kernels
+may still be compiling: what reaches the cache is what the next run of it loads); a fourth,
+"the next run", shows what it left.
+
 minispore_graph runs cold (empty caches) and then warm (a second process reusing them);
 PyNative and PyTorch eager have nothing to cache. The workload is the MLP of mlp_train_step
 (784-256-256-10, batch 128, SGD), or with --batch/--width its hidden layers widened.
@@ -40,8 +44,9 @@ def _step(kind):
     return lambda: float(train_step(data, label))
 
 
-def measure_here(kind, seconds):
-    """The body of one fresh process: the loop for `seconds` from START, then steady timing."""
+def measure_here(kind, seconds, leave=False):
+    """The body of one fresh process: the loop for `seconds` from START, then steady timing
+    (leave: none, the process just ends)."""
     step = _step(kind)
     calls = []  # (start, duration) from START
     while True:
@@ -50,19 +55,24 @@ def measure_here(kind, seconds):
             break
         step()
         calls.append((t0 - START, time.perf_counter() - t0))
+    record = {"steps": len(calls), "first_call_s": calls[0][0] + calls[0][1],
+              "speed_s": None, "steady_ms": None}
+    if leave:  # end as a script does: a normal exit, kernels maybe still compiling
+        print(MARKER + json.dumps(record), flush=True)
+        sys.exit(0)
     if kind == "minispore_graph":
         harness.wait_for_kernels(120.0)
     steady = harness.median_of_calls(step, 10)
     fast = [start for start, duration in calls if duration <= 1.25 * steady]
-    record = {"steps": len(calls), "first_call_s": calls[0][0] + calls[0][1],
-              "speed_s": fast[0] if fast else None, "steady_ms": steady * 1e3}
+    record.update(speed_s=fast[0] if fast else None, steady_ms=steady * 1e3)
     print(MARKER + json.dumps(record), flush=True)
     os._exit(0)  # the measurement is done: a kernel still compiling must not hold the process
 
 
-def fresh(kind, args, env):
+def fresh(kind, args, env, leave=False):
     argv = [sys.executable, "-m", "benchmarks.first_seconds", "--fresh", kind,
             "--seconds", str(args.seconds), "--batch", str(args.batch), "--width", str(args.width)]
+    argv += ["--leave"] if leave else []
     done = subprocess.run(argv, env={**os.environ, **env}, text=True, stdout=subprocess.PIPE,
                           cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                           timeout=600, check=False)
@@ -70,12 +80,17 @@ def fresh(kind, args, env):
     return json.loads(lines[-1][len(MARKER):]) if lines else None
 
 
+def _caches(scratch):
+    return {"MINISPORE_CACHE_DIR": os.path.join(scratch, "ms"),
+            "NUMBA_CACHE_DIR": os.path.join(scratch, "numba")}
+
+
 def _row(name, record):
     if record is None:
         return f"| {name} | failed | | | |"
     speed = "-" if record["speed_s"] is None else f"{record['speed_s']:.2f}"
-    return (f"| {name} | {record['steps']} | {record['first_call_s']:.2f} | {speed} | "
-            f"{record['steady_ms']:.2f} |")
+    steady = "-" if record["steady_ms"] is None else f"{record['steady_ms']:.2f}"
+    return f"| {name} | {record['steps']} | {record['first_call_s']:.2f} | {speed} | {steady} |"
 
 
 def main(argv=None):
@@ -84,20 +99,25 @@ def main(argv=None):
     parser.add_argument("--batch", type=int, default=mlp_train_step.BATCH)
     parser.add_argument("--width", type=int, default=mlp_train_step.SIZES[1])
     parser.add_argument("--fresh", choices=KINDS)
+    parser.add_argument("--leave", action="store_true")
     args = parser.parse_args(argv)
     mlp_train_step.resize(args.batch, args.width)
     if args.fresh:
-        measure_here(args.fresh, args.seconds)
+        measure_here(args.fresh, args.seconds, args.leave)
     print(f"MLP batch {args.batch} width {args.width}, first {args.seconds:g} s of a fresh "
           f"process; load average {os.getloadavg()[0]:.2f}\n")
     print("| process | steps in window | first step done (s) | compiled speed from (s) | "
           "steady (ms) |\n|---|---|---|---|---|")
     with tempfile.TemporaryDirectory(prefix="first_seconds_") as scratch:
-        caches = {"MINISPORE_CACHE_DIR": os.path.join(scratch, "ms"),
-                  "NUMBA_CACHE_DIR": os.path.join(scratch, "numba")}
+        caches = _caches(scratch)
         print(_row("minispore Graph, cold cache", fresh("minispore_graph", args, caches)))
         print(_row("minispore Graph, warm cache", fresh("minispore_graph", args, caches)))
-        print(_row("minispore PyNative", fresh("minispore_pynative", args, caches)))
+    with tempfile.TemporaryDirectory(prefix="first_seconds_") as scratch:
+        caches = _caches(scratch)
+        print(_row("minispore Graph, cold, ends after the window",
+                   fresh("minispore_graph", args, caches, leave=True)))
+        print(_row("minispore Graph, the next run", fresh("minispore_graph", args, caches)))
+    print(_row("minispore PyNative", fresh("minispore_pynative", args, {})))
     if harness.importlib.util.find_spec("torch") is not None:
         print(_row("PyTorch eager", fresh("torch_eager", args, {})))
 
