@@ -24,7 +24,7 @@ from . import functional as F
 from . import infer as I
 from .arguments import as_tensor, op_error
 from .loss import _check_reduction
-from .primitive import Aval, OpShapeError, OpTypeError, Primitive
+from .primitive import ALL, Aval, OpShapeError, OpTypeError, Primitive
 
 __all__ = ["ctc_loss"]
 
@@ -225,7 +225,7 @@ def _ctc_grad_impl(xp, log_probs, targets, input_lengths, target_lengths, dout, 
 
 
 def _ctc_grad_bprop(log_probs, targets, input_lengths, target_lengths, dout, out, g, blank,
-                    zero_infinity, *, needed):
+                    zero_infinity, *, needed=ALL):
     if needed[0]:
         raise OpTypeError("ops.ctc_loss: second-order gradients with respect to log_probs are "
                           "not supported")
@@ -260,8 +260,14 @@ def _alpha_impl(xp, log_probs, targets, input_lengths, target_lengths, blank):
     return xp.transpose(lattice.alpha(), (1, 0, 2)).astype(log_probs.dtype)
 
 
+def _alpha_batch(prim, args, dims, axis_size, blank):
+    joined, (lanes, t_max, n, _) = _lanes_into_batch(args, dims, axis_size)
+    alpha = prim(*joined, blank=blank)
+    return F.reshape(alpha, (lanes, n) + tuple(alpha.shape[1:])), 0
+
+
 ctc_log_alpha = Primitive(
-    "ctc_log_alpha", infer=_alpha_infer, impl=_alpha_impl,
+    "ctc_log_alpha", infer=_alpha_infer, impl=_alpha_impl, batch=_alpha_batch,
     bprop=lambda lp, tg, il, tl, out, dout, blank: (None,) * 4,  # a table to inspect
     doc="log alpha (N, T, 2S + 1) of the CTC forward recursion (-inf where unreachable)")
 
