@@ -147,7 +147,7 @@ def _zeroed(xp, nll, zero_infinity):
 def _ctc_infer(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity):
     if len(log_probs.shape) != 3:
         raise OpShapeError(f"log_probs must be (T, N, C), got {log_probs}")
-    t_max, n, classes = log_probs.shape
+    _, n, classes = log_probs.shape
     if len(targets.shape) != 2 or targets.shape[0] != n:
         raise OpShapeError(f"targets must be ({n}, S), got {targets}")
     for name, lengths in (("input_lengths", input_lengths), ("target_lengths", target_lengths)):
@@ -261,7 +261,7 @@ def _alpha_impl(xp, log_probs, targets, input_lengths, target_lengths, blank):
 
 
 def _alpha_batch(prim, args, dims, axis_size, blank):
-    joined, (lanes, t_max, n, _) = _lanes_into_batch(args, dims, axis_size)
+    joined, (lanes, _, n, _) = _lanes_into_batch(args, dims, axis_size)
     alpha = prim(*joined, blank=blank)
     return F.reshape(alpha, (lanes, n) + tuple(alpha.shape[1:])), 0
 

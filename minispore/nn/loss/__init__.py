@@ -6,10 +6,35 @@
                     Poisson and Gaussian NLL, KL divergence
     classification  multi margin, multi-label soft margin, focal, dice, CTC
 """
-from .basic import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, LossBase,  # noqa: F401
-                    MSELoss, NLLLoss, SmoothL1Loss, SoftmaxCrossEntropyWithLogits)
-from .classification import (CTCLoss, DiceLoss, FocalLoss, MultiClassDiceLoss,  # noqa: F401
-                             MultiLabelSoftMarginLoss, MultiMarginLoss)
-from .regression import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss,  # noqa: F401
-                         HuberLoss, KLDivLoss, MAELoss, MarginRankingLoss, PoissonNLLLoss,
-                         RMSELoss, SoftMarginLoss, TripletMarginLoss)
+from .basic import (  # noqa: F401
+                    BCELoss,
+                    BCEWithLogitsLoss,
+                    CrossEntropyLoss,
+                    L1Loss,
+                    LossBase,
+                    MSELoss,
+                    NLLLoss,
+                    SmoothL1Loss,
+                    SoftmaxCrossEntropyWithLogits,
+)
+from .classification import (  # noqa: F401
+                    CTCLoss,
+                    DiceLoss,
+                    FocalLoss,
+                    MultiClassDiceLoss,
+                    MultiLabelSoftMarginLoss,
+                    MultiMarginLoss,
+)
+from .regression import (  # noqa: F401
+                    CosineEmbeddingLoss,
+                    GaussianNLLLoss,
+                    HingeEmbeddingLoss,
+                    HuberLoss,
+                    KLDivLoss,
+                    MAELoss,
+                    MarginRankingLoss,
+                    PoissonNLLLoss,
+                    RMSELoss,
+                    SoftMarginLoss,
+                    TripletMarginLoss,
+)
