@@ -38,23 +38,14 @@ def dropout(input, p=0.5, training=True, seed=None):
         >>> ops.dropout(ms.Tensor(np.ones(4, np.float32)), p=0.5).asnumpy().tolist()  # random
         [2.0, 0.0, 2.0, 0.0]
     """
-    x = as_tensor(input)
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"ops.dropout: p must be in [0, 1], got {p}")
-    if not training or p == 0.0:
-        return x
-    if p == 1.0:
-        return F.mul(x, 0.0)
-    if not x.dtype.is_float:
-        raise op_error("dropout", (x,), "input must be a float tensor", OpTypeError)
-    return F.mul(x, dropout_mask(x, p=float(p), seed=None if seed is None else int(seed)))
+    return _dropout("dropout", input, p, training, seed, spatial=0)
 
 
-def _channel_dropout(op, input, p, training, spatial):
-    """Zero whole channels: one keep-mask entry per (sample, channel) of an (N, C, *spatial)
-    or (C, *spatial) input, broadcast over the spatial axes."""
+def _dropout(op, input, p, training, seed, spatial):
+    """x times a keep-mask: one entry per element (spatial=0), or per (sample, channel) of an
+    (N, C, *spatial) or (C, *spatial) input, broadcast over the spatial axes."""
     x = as_tensor(input)
-    if x.ndim not in (spatial + 1, spatial + 2):
+    if spatial and x.ndim not in (spatial + 1, spatial + 2):
         raise op_error(op, (x,), f"input must have {spatial + 1} or {spatial + 2} dimensions")
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"ops.{op}: p must be in [0, 1], got {p}")
@@ -64,15 +55,15 @@ def _channel_dropout(op, input, p, training, spatial):
         return F.mul(x, 0.0)
     if not x.dtype.is_float:
         raise op_error(op, (x,), "input must be a float tensor", OpTypeError)
-    # the mask's shape comes from a size-1 slice of the spatial axes (its values are not read)
-    template = x[(Ellipsis,) + (slice(0, 1),) * spatial]
-    return F.mul(x, dropout_mask(template, p=float(p), seed=None))
+    # a channel mask's shape comes from a size-1 slice of the spatial axes (values unread)
+    template = x[(Ellipsis,) + (slice(0, 1),) * spatial] if spatial else x
+    return F.mul(x, dropout_mask(template, p=float(p), seed=None if seed is None else int(seed)))
 
 
 def dropout1d(input, p=0.5, training=True):
     """Channel dropout of (N, C, L) or (C, L) inputs: each channel zeroed with probability p,
     the others scaled by 1 / (1 - p) (training only)."""
-    return _channel_dropout("dropout1d", input, p, training, 1)
+    return _dropout("dropout1d", input, p, training, None, 1)
 
 
 def dropout2d(input, p=0.5, training=True):
@@ -81,9 +72,9 @@ def dropout2d(input, p=0.5, training=True):
         >>> ops.dropout2d(ops.ones((2, 3, 4, 4)), 0.5).shape
         (2, 3, 4, 4)
     """
-    return _channel_dropout("dropout2d", input, p, training, 2)
+    return _dropout("dropout2d", input, p, training, None, 2)
 
 
 def dropout3d(input, p=0.5, training=True):
     """Channel dropout of (N, C, D, H, W) or (C, D, H, W) inputs (see dropout1d)."""
-    return _channel_dropout("dropout3d", input, p, training, 3)
+    return _dropout("dropout3d", input, p, training, None, 3)

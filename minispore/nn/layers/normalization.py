@@ -34,6 +34,16 @@ def _statistics_and_affine(cell, num_features, affine, inits, dtype, owner):
     cell.moving_mean.requires_grad = cell.moving_variance.requires_grad = False
 
 
+def _common_arguments(cell, num_features, eps, momentum, affine):
+    """num_features, eps, momentum and affine checked and set on `cell`."""
+    name = type(cell).__name__
+    cell.num_features = V.positive_int(num_features, "num_features", name)
+    cell.eps = V.number_in(eps, "eps", name, 0.0, float("inf"), low_open=True)
+    cell.momentum = V.number_in(momentum, "momentum", name, 0.0, 1.0)
+    cell.affine = V.boolean(affine, "affine", name)
+    return name
+
+
 def _check_channels(cell, x, ranks, channels):
     if x.ndim not in ranks or x.shape[1] != channels:
         raise V.input_error(type(cell).__name__, x, f"input of shape {x.shape} must have rank "
@@ -47,11 +57,7 @@ class _BatchNorm(Cell):
                  beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",
                  use_batch_statistics=None, data_format="NCHW", dtype=float32):
         super().__init__()
-        name = type(self).__name__
-        self.num_features = V.positive_int(num_features, "num_features", name)
-        self.eps = V.number_in(eps, "eps", name, 0.0, float("inf"), low_open=True)
-        self.momentum = V.number_in(momentum, "momentum", name, 0.0, 1.0)
-        self.affine = V.boolean(affine, "affine", name)
+        name = _common_arguments(self, num_features, eps, momentum, affine)
         if use_batch_statistics is not None:
             V.boolean(use_batch_statistics, "use_batch_statistics", name)
         self.use_batch_statistics = use_batch_statistics
@@ -118,11 +124,7 @@ class _InstanceNorm(Cell):
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, gamma_init="ones",
                  beta_init="zeros", dtype=float32):
         super().__init__()
-        name = type(self).__name__
-        self.num_features = V.positive_int(num_features, "num_features", name)
-        self.eps = V.number_in(eps, "eps", name, 0.0, float("inf"), low_open=True)
-        self.momentum = V.number_in(momentum, "momentum", name, 0.0, 1.0)
-        self.affine = V.boolean(affine, "affine", name)
+        name = _common_arguments(self, num_features, eps, momentum, affine)
         _statistics_and_affine(self, num_features, affine, ("zeros", "ones", gamma_init,
                                                             beta_init), dtype, name)
 
