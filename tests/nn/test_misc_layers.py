@@ -139,3 +139,25 @@ def test_bidense_without_bias_and_bad_input():
     assert layer.bias is None and [p.name for p in layer.get_parameters()] == ["weight"]
     with pytest.raises(ValueError, match="BiDense"):
         layer(ops.ones((4, 3)), ops.ones((4, 2)))
+
+
+def test_primitive_classes_of_the_family():
+    x = RNG.standard_normal((2, 4, 3, 3))
+    np.testing.assert_allclose(ops.LRN(2, 1.5, 0.3, 0.6)(T(x)).asnumpy(),
+                               ops.lrn(T(x), 2, 1.5, 0.3, 0.6).asnumpy())
+    ms.set_seed(1)
+    out, mask = ops.Dropout2D(keep_prob=0.6)(T(x))
+    assert mask.dtype == ms.bool_ and mask.shape == x.shape
+    np.testing.assert_allclose(out.asnumpy(), x * mask.asnumpy() / 0.6, rtol=1e-12)
+    a, b = RNG.standard_normal((3, 4)), np.sign(RNG.standard_normal((3, 4)))
+    np.testing.assert_allclose(float(ops.SoftMarginLoss("sum")(T(a), T(b))),
+                               np.logaddexp(0, -a * b).sum(), rtol=1e-12)
+    logits, labels = RNG.standard_normal((4, 3)), np.array([0, 2, -100, 1], np.int32)
+    weight = np.array([0.5, 1.0, 2.0])
+    loss, total = ops.NLLLoss(ignore_index=-100)(T(logits), T(labels), T(weight))
+    assert float(total) == 0.5 + 2.0 + 1.0
+    np.testing.assert_allclose(float(loss), float(ops.nll_loss(T(logits), T(labels), T(weight))))
+    lp = ops.log_softmax(T(RNG.standard_normal((4, 2, 3))), 2)
+    nll, alpha = ops.CTCLossV2()(lp, T(np.array([[1, 2], [2, 2]])), T(np.array([4, 4])),
+                                 T(np.array([2, 2])))
+    assert nll.shape == (2,) and alpha.shape == (2, 4, 5)
