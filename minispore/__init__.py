@@ -17,6 +17,7 @@ from .context import (COMPATIBLE, GRAPH_MODE, LAX, PYNATIVE_MODE, STRICT,  # noq
 from .core import dtype  # noqa: F401
 from .core.dtype import (Type, bfloat16, bool_, float16, float32, float64, int8,  # noqa: F401
                          int16, int32, int64, uint8)
+from .core.interop import from_dlpack  # noqa: F401
 from .core.memory import tune_allocator as _tune_allocator
 from .core.parameter import Parameter, ParameterTuple  # noqa: F401
 from .core.tensor import Tensor  # noqa: F401
