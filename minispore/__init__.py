@@ -8,7 +8,8 @@ The package is layered, each layer importing only those below it (README, "How i
 context, core, common, ops, grad, compiler, fallback, graph_mode, nn, amp and experimental,
 train and dataset; mint and numpy are namespaces over ops and nn.
 """
-from . import amp, common, context, dataset, experimental, fallback, nn, ops, train  # noqa: F401
+from . import (amp, common, context, dataset, experimental, fallback, nn, ops,  # noqa: F401
+               profiler, train)
 from . import mint, numpy  # noqa: F401  (MindSpore's mint and numpy namespaces)
 from .amp import build_train_network  # noqa: F401
 from .common.seed import get_seed, set_seed  # noqa: F401
@@ -28,6 +29,7 @@ from .train import (Callback, CheckpointConfig, DynamicLossScaleManager,  # noqa
                     FixedLossScaleManager, LossMonitor, LossScaleManager, Model, ModelCheckpoint,
                     RunContext, TimeMonitor, load_checkpoint, load_param_into_net,
                     save_checkpoint)
+from .profiler import Profiler  # noqa: F401
 from .version import __version__  # noqa: F401
 
 _tune_allocator()
