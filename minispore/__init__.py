@@ -24,6 +24,7 @@ from .core.parameter import Parameter, ParameterTuple  # noqa: F401
 from .core.tensor import Tensor  # noqa: F401
 from .grad import (GradOperation, grad, hessian, jacfwd, jacrev, jvp,  # noqa: F401
                    value_and_grad, vjp, vmap)
+from .export import export, load  # noqa: F401
 from .graph_mode import explain, jit, ms_function, mutable  # noqa: F401
 from .train import (Callback, CheckpointConfig, DynamicLossScaleManager,  # noqa: F401
                     FixedLossScaleManager, LossMonitor, LossScaleManager, Model, ModelCheckpoint,
