@@ -30,6 +30,7 @@ class Profiler:
         **kwargs: MindSpore's Ascend-specific options (profile_memory, aicore_metrics, ...)
             are accepted and have no effect here.
 
+    Example:
         >>> with ms.Profiler(output_path="./prof") as prof:
         ...     loss = train_step(data, label)
         >>> prof.events[0].name, prof.events[0].source   # ('matmul', 'train.py:12: ...')
@@ -40,10 +41,11 @@ class Profiler:
         self.output_path = os.path.abspath(output_path)
         self.op_time = op_time
         self.log = EventLog()
-        self.origin_ns = None
+        self.origin_ns: int | None = None
         self._running = False
         self._previous_interp = None
-        self._timed = weakref.WeakKeyDictionary()  # Program -> its steps with timed functions
+        # Program -> its steps with timed functions
+        self._timed: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._sync = _synchronizer()
         if start_profile:
             self.start()
