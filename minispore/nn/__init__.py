@@ -45,6 +45,7 @@ from .loss import (  # noqa: F401
                    MSELoss,
                    MultiClassDiceLoss,
                    MultiLabelSoftMarginLoss,
+                   MultilabelMarginLoss,
                    MultiMarginLoss,
                    NLLLoss,
                    PoissonNLLLoss,

@@ -16,6 +16,7 @@ __all__ = [
     "huber_loss",
     "margin_ranking_loss",
     "multi_margin_loss",
+    "multilabel_margin_loss",
     "multilabel_soft_margin_loss",
     "soft_margin_loss",
     "triplet_margin_loss",
@@ -129,6 +130,39 @@ def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction="mean
     loss = F.div(F.sum(hinge, 1), float(x.shape[1]))
     if weight is not None:
         loss = F.mul(loss, F.gather(as_tensor(weight), y, 0))
+    return _reduce(loss, reduction)
+
+
+def multilabel_margin_loss(input, target, reduction="mean"):
+    """Multi-label hinge loss of (N, C) or (C,) scores: each sample's targets are the leading
+    non-negative entries of its row of `target` (padded with -1); the loss sums
+    max(0, 1 - (x[target_j] - x[i])) over those targets j and the classes i that are not
+    targets, divided by C, then reduced over the samples.
+
+        >>> x = ms.Tensor([[0.1, 0.2, 0.4, 0.8], [0.2, 0.3, 0.5, 0.7]])
+        >>> round(float(ops.multilabel_margin_loss(x, ms.Tensor([[1, 2, 0, 3], [2, 3, -1, 1]]))), 6)
+        0.325
+    """
+    _check_reduction("multilabel_margin_loss", reduction)
+    x, y = as_tensor(input), as_tensor(target)
+    if tuple(x.shape) != tuple(y.shape) or x.ndim not in (1, 2) or not y.dtype.is_int:
+        raise op_error("multilabel_margin_loss", (x, y), "input must be (N, C) or (C,) and "
+                       "target integer class indices of the same shape")
+    single = x.ndim == 1
+    if single:
+        x, y = F.expand_dims(x, 0), F.expand_dims(y, 0)
+    classes = x.shape[1]
+    # the targets that count: the leading run of non-negative entries
+    valid = F.cast(F.cumprod(F.cast(F.greater_equal(y, 0), x.dtype), 1), x.dtype)
+    safe = F.where(F.greater_equal(y, 0), y, F.zeros_like(y))
+    one_hot = F.mul(F.one_hot(safe, classes, 1.0, 0.0), F.expand_dims(valid, 2))
+    is_target = F.amax(F.cast(one_hot, x.dtype), 1)                   # (N, C)
+    picked = F.gather_elements(x, 1, safe)                            # (N, J): x[target_j]
+    hinge = F.relu(F.add(F.sub(F.expand_dims(x, 1), F.expand_dims(picked, 2)), 1.0))
+    weights = F.mul(F.expand_dims(valid, 2), F.expand_dims(F.sub(1.0, is_target), 1))
+    loss = F.div(F.sum(F.mul(hinge, weights), (1, 2)), float(classes))
+    if single and reduction == "none":
+        return F.squeeze(loss, 0)
     return _reduce(loss, reduction)
 
 

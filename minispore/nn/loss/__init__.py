@@ -23,6 +23,7 @@ from .classification import (  # noqa: F401
                     FocalLoss,
                     MultiClassDiceLoss,
                     MultiLabelSoftMarginLoss,
+                    MultilabelMarginLoss,
                     MultiMarginLoss,
 )
 from .regression import (  # noqa: F401

@@ -1,4 +1,4 @@
-"""Classification, segmentation and sequence losses: MultiMarginLoss,
+"""Classification, segmentation and sequence losses: MultiMarginLoss, MultilabelMarginLoss,
 MultiLabelSoftMarginLoss, FocalLoss, DiceLoss, MultiClassDiceLoss, CTCLoss (MindSpore's
 names, arguments and formulas).
 
@@ -30,6 +30,14 @@ class MultiMarginLoss(LossBase):
     def construct(self, x, target, weight=None):
         weight = self.weight if self.weight is not None else weight
         return F.multi_margin_loss(x, target, self.p, self.margin, weight, self.reduction)
+
+
+class MultilabelMarginLoss(LossBase):
+    """Multi-label hinge loss of (N, C) scores and -1-padded target indices
+    (ops.multilabel_margin_loss)."""
+
+    def construct(self, x, target):
+        return F.multilabel_margin_loss(x, target, self.reduction)
 
 
 class MultiLabelSoftMarginLoss(LossBase):
