@@ -7,6 +7,7 @@
 """
 from ..core.parameter import Parameter, ParameterTuple  # noqa: F401
 from .cell import Cell  # noqa: F401
+from .clip import ClipByNorm  # noqa: F401
 from .dynamic_lr import (  # noqa: F401
                    cosine_decay_lr,
                    exponential_decay_lr,
@@ -16,6 +17,7 @@ from .dynamic_lr import (  # noqa: F401
                    polynomial_decay_lr,
                    warmup_lr,
 )
+from .graph_cell import GraphCell  # noqa: F401
 from .layers import *  # noqa: F401,F403
 from .learning_rate_schedule import (  # noqa: F401
                    CosineDecayLR,
@@ -44,8 +46,8 @@ from .loss import (  # noqa: F401
                    MarginRankingLoss,
                    MSELoss,
                    MultiClassDiceLoss,
-                   MultiLabelSoftMarginLoss,
                    MultilabelMarginLoss,
+                   MultiLabelSoftMarginLoss,
                    MultiMarginLoss,
                    NLLLoss,
                    PoissonNLLLoss,
@@ -55,15 +57,20 @@ from .loss import (  # noqa: F401
                    SoftmaxCrossEntropyWithLogits,
                    TripletMarginLoss,
 )
+from .loss_scale import (  # noqa: F401
+                   DynamicLossScaleUpdateCell,
+                   FixedLossScaleUpdateCell,
+                   TrainOneStepWithLossScaleCell,
+)
 from .optim import (  # noqa: F401
                    ASGD,
                    FTRL,
                    LARS,
                    SGD,
-                   AdaMax,
                    Adadelta,
                    Adagrad,
                    Adam,
+                   AdaMax,
                    AdamWeightDecay,
                    Lamb,
                    LazyAdam,
@@ -73,8 +80,4 @@ from .optim import (  # noqa: F401
                    RMSProp,
                    Rprop,
 )
-from .clip import ClipByNorm  # noqa: F401
-from .graph_cell import GraphCell  # noqa: F401
-from .loss_scale import (DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell,  # noqa: F401
-                         TrainOneStepWithLossScaleCell)
 from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell  # noqa: F401

@@ -22,8 +22,8 @@ from .classification import (  # noqa: F401
                     DiceLoss,
                     FocalLoss,
                     MultiClassDiceLoss,
-                    MultiLabelSoftMarginLoss,
                     MultilabelMarginLoss,
+                    MultiLabelSoftMarginLoss,
                     MultiMarginLoss,
 )
 from .regression import (  # noqa: F401
