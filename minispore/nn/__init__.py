@@ -7,7 +7,6 @@
 """
 from ..core.parameter import Parameter, ParameterTuple  # noqa: F401
 from .cell import Cell  # noqa: F401
-from .clip import ClipByNorm  # noqa: F401
 from .dynamic_lr import (  # noqa: F401
                    cosine_decay_lr,
                    exponential_decay_lr,
@@ -17,7 +16,6 @@ from .dynamic_lr import (  # noqa: F401
                    polynomial_decay_lr,
                    warmup_lr,
 )
-from .graph_cell import GraphCell  # noqa: F401
 from .layers import *  # noqa: F401,F403
 from .learning_rate_schedule import (  # noqa: F401
                    CosineDecayLR,
@@ -46,8 +44,8 @@ from .loss import (  # noqa: F401
                    MarginRankingLoss,
                    MSELoss,
                    MultiClassDiceLoss,
-                   MultilabelMarginLoss,
                    MultiLabelSoftMarginLoss,
+                   MultilabelMarginLoss,
                    MultiMarginLoss,
                    NLLLoss,
                    PoissonNLLLoss,
@@ -57,20 +55,15 @@ from .loss import (  # noqa: F401
                    SoftmaxCrossEntropyWithLogits,
                    TripletMarginLoss,
 )
-from .loss_scale import (  # noqa: F401
-                   DynamicLossScaleUpdateCell,
-                   FixedLossScaleUpdateCell,
-                   TrainOneStepWithLossScaleCell,
-)
 from .optim import (  # noqa: F401
                    ASGD,
                    FTRL,
                    LARS,
                    SGD,
+                   AdaMax,
                    Adadelta,
                    Adagrad,
                    Adam,
-                   AdaMax,
                    AdamWeightDecay,
                    Lamb,
                    LazyAdam,
@@ -80,4 +73,8 @@ from .optim import (  # noqa: F401
                    RMSProp,
                    Rprop,
 )
+from .clip import ClipByNorm  # noqa: F401
+from .graph_cell import GraphCell  # noqa: F401
+from .loss_scale import (DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell,  # noqa: F401
+                         TrainOneStepWithLossScaleCell)
 from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell  # noqa: F401
