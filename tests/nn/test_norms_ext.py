@@ -7,7 +7,7 @@ from helpers import run_in_mode, to_numpy
 from nn_checks import T, check_cell_grads, check_fn_grads
 
 import minispore as ms
-from minispore import nn, ops
+from minispore import mint, nn, ops
 
 RNG = np.random.default_rng(7)
 
@@ -191,3 +191,12 @@ def test_bad_arguments_and_inputs():
         nn.LRN(norm_region="WITHIN_CHANNEL")
     with pytest.raises(ValueError, match="group_norm"):
         ops.group_norm(ops.ones((2, 4, 3)), 3)
+
+
+def test_mint_names_reach_the_new_layers():
+    bn = mint.nn.BatchNorm3d(2, momentum=0.25)   # PyTorch's momentum: the new statistic's weight
+    assert abs(bn.bn2d.momentum - 0.75) < 1e-12
+    x = RNG.standard_normal((2, 4, 3))
+    np.testing.assert_allclose(mint.nn.functional.group_norm(T(x), 2).asnumpy(),
+                               group_norm_ref(x, 2, np.ones(4), np.zeros(4), 1e-5), atol=1e-10)
+    assert mint.nn.GroupNorm is nn.GroupNorm and mint.nn.KLDivLoss is nn.KLDivLoss
