@@ -340,3 +340,36 @@ def test_constructor_arguments_are_checked():
     assert nn.KLDivLoss("batchmean").reduction == "batchmean"
     with pytest.raises(ValueError, match="MultiClassDiceLoss"):
         nn.MultiClassDiceLoss(activation="gelu")
+
+
+def test_a_small_sequence_model_learns_to_spell_with_ctc(mode):
+    """A per-frame classifier over 12 frames learns to emit the label sequences of its three
+    inputs under CTCLoss, in either mode: the loss falls to a tenth, and greedy decoding
+    (best class per frame, repeats merged, blanks dropped) spells the targets."""
+    ms.set_seed(0)
+    rng = np.random.default_rng(0)
+    frames, batch, features, classes = 12, 3, 6, 5
+    data = T(rng.standard_normal((frames, batch, features)).astype(np.float32))
+    targets = np.array([[1, 2, 3], [4, 4, 0], [2, 0, 0]], np.int32)
+    target_lengths = np.array([3, 2, 1], np.int32)
+    net = nn.SequentialCell([nn.Dense(features, 16, activation="tanh"),
+                             nn.Dense(16, classes), nn.LogSoftmax(axis=-1)])
+    loss_fn = nn.CTCLoss()
+    lengths = (T(np.full(batch, frames, np.int32)), T(target_lengths))
+    optimizer = nn.Adam(net.trainable_params(), learning_rate=0.05)
+    grad_fn = ms.value_and_grad(lambda x, y: loss_fn(net(x), y, *lengths), None,
+                                optimizer.parameters)
+
+    def step(x, y):
+        loss, grads = grad_fn(x, y)
+        optimizer(grads)
+        return loss
+
+    train = step if mode == "pynative" else ms.jit(step)
+    losses = [float(train(data, T(targets))) for _ in range(60)]
+    assert losses[-1] < 0.1 * losses[0]
+    best = net(data).asnumpy().argmax(-1)
+    for n in range(batch):
+        path = best[:, n]
+        spelled = [c for i, c in enumerate(path) if c != 0 and (i == 0 or c != path[i - 1])]
+        assert spelled == targets[n, :target_lengths[n]].tolist()
