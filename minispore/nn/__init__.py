@@ -54,6 +54,7 @@ from .loss import (  # noqa: F401
                    SoftMarginLoss,
                    SoftmaxCrossEntropyWithLogits,
                    TripletMarginLoss,
+                   TripletMarginWithDistanceLoss,
 )
 from .optim import (  # noqa: F401
                    ASGD,

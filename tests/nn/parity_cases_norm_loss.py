@@ -9,6 +9,7 @@ from parity_harness import (
     classifier,
     conv_then,
     dense_then,
+    embedding,
     on_input,
     probabilities,
     randn,
@@ -115,6 +116,8 @@ CASES = [
     (nn.Unflatten, "", lambda: on_input(nn.SequentialCell([nn.Dense(4, 6),
                                                            nn.Unflatten(1, (2, 3))]),
                                         (5, 4), (5, 2, 3))),
+    # the table's rows have norms near 0.017 (normal, sigma 0.01): some are scaled down
+    (nn.Embedding, "max-norm", lambda: embedding(max_norm=0.015)),
     (nn.CellDict, "", lambda: Setup(WithCellDict(), randn((5, 4), 1), randn((5, 3), 2))),
     (nn.BiDense, "", lambda: Setup(BiDenseOnHalves(), randn((5, 4), 1), randn((5, 3), 2))),
     # ----- losses -----
@@ -157,6 +160,10 @@ CASES = [
      lambda: Setup(nn.Dense(4, 9), randn((5, 4), 1), randn((5,), 3),
                    loss_fn=SplitLoss(nn.TripletMarginLoss(swap=True, margin=2.0), 3,
                                      "no-labels"))),
+    (nn.TripletMarginWithDistanceLoss, "l1-distance",
+     lambda: Setup(nn.Dense(4, 9), randn((5, 4), 1), randn((5,), 3),
+                   loss_fn=SplitLoss(nn.TripletMarginWithDistanceLoss(
+                       lambda a, b: ops.sum(ops.abs(a - b), -1), margin=1.5), 3, "no-labels"))),
     (nn.GaussianNLLLoss, "",
      lambda: Setup(nn.Dense(4, 6), randn((5, 4), 1), randn((5, 3), 2),
                    loss_fn=SplitLoss(nn.GaussianNLLLoss(full=True), 2, "variance"))),

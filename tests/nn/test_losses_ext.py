@@ -179,6 +179,25 @@ def test_multilabel_poisson_focal_dice_formulas(mode):
                                rtol=1e-10)
 
 
+def test_triplet_margin_with_distance_loss(mode):
+    a, p, n = (RNG.standard_normal((5, 4)) for _ in range(3))
+    cell = nn.TripletMarginWithDistanceLoss(reduction="none")
+    want = ops.triplet_margin_loss(T(a), T(p), T(n), reduction="none").asnumpy()
+    got = run_in_mode(cell, mode, T(a), T(p), T(n))
+    np.testing.assert_allclose(to_numpy(got), want, rtol=1e-10)
+
+    def l1(u, v):
+        return ops.sum(ops.abs(u - v), -1)
+    cell = nn.TripletMarginWithDistanceLoss(l1, swap=True, margin=0.5)
+    d = lambda u, v: np.abs(u - v).sum(-1)  # noqa: E731
+    want = np.maximum(d(a, p) - np.minimum(d(a, n), d(p, n)) + 0.5, 0).mean()
+    np.testing.assert_allclose(float(run_in_mode(cell, mode, T(a), T(p), T(n))), want,
+                               rtol=1e-10)
+    check_fn_grads(lambda u, v, w: nn.TripletMarginWithDistanceLoss(l1)(u, v, w), a, p, n)
+    with pytest.raises(TypeError):
+        nn.TripletMarginWithDistanceLoss(distance_function=3)
+
+
 def multilabel_margin_ref(x, target):
     losses = []
     for row, t in zip(x, target):

@@ -38,4 +38,5 @@ from .regression import (  # noqa: F401
                     RMSELoss,
                     SoftMarginLoss,
                     TripletMarginLoss,
+                    TripletMarginWithDistanceLoss,
 )

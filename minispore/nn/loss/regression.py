@@ -1,6 +1,6 @@
 """Regression, ranking and embedding losses: HuberLoss, RMSELoss, MAELoss, SoftMarginLoss,
-MarginRankingLoss, HingeEmbeddingLoss, CosineEmbeddingLoss, TripletMarginLoss, PoissonNLLLoss,
-GaussianNLLLoss, KLDivLoss (MindSpore's names, arguments and defaults).
+MarginRankingLoss, HingeEmbeddingLoss, CosineEmbeddingLoss, TripletMarginLoss,
+TripletMarginWithDistanceLoss, PoissonNLLLoss, GaussianNLLLoss, KLDivLoss (MindSpore's names, arguments and defaults).
 
     >>> import minispore as ms
     >>> ms.nn.HuberLoss()(ms.Tensor([1.0, 2.0, 3.0]), ms.Tensor([1.0, 2.0, 2.0]))
@@ -107,6 +107,29 @@ class TripletMarginLoss(LossBase):
             margin = self.margin
         return F.triplet_margin_loss(x, positive, negative, margin, self.p, self.eps, self.swap,
                                      self.reduction)
+
+
+class TripletMarginWithDistanceLoss(LossBase):
+    """max(d(x, positive) - d(x, negative) + margin, 0) for any distance function
+    `distance_function(a, b)` (default: the pairwise 2-norm distance, ops.pairwise_distance);
+    swap=True uses min(d(x, negative), d(positive, negative)) as the negative distance."""
+
+    def __init__(self, distance_function=None, swap=False, margin=1.0, reduction="mean"):
+        super().__init__(reduction)
+        if distance_function is not None and not callable(distance_function):
+            raise TypeError(f"TripletMarginWithDistanceLoss: distance_function must be callable "
+                            f"or None, got {distance_function!r}")
+        self.distance_function = distance_function or F.pairwise_distance
+        self.swap = V.boolean(swap, "swap", "TripletMarginWithDistanceLoss")
+        self.margin = V.number_in(margin, "margin", "TripletMarginWithDistanceLoss", 0.0,
+                                  math.inf)
+
+    def construct(self, x, positive, negative):
+        d_pos = self.distance_function(x, positive)
+        d_neg = self.distance_function(x, negative)
+        if self.swap:
+            d_neg = F.minimum(d_neg, self.distance_function(positive, negative))
+        return self.get_loss(F.relu(F.add(F.sub(d_pos, d_neg), self.margin)))
 
 
 class PoissonNLLLoss(LossBase):
