@@ -189,7 +189,8 @@ def test_triplet_margin_with_distance_loss(mode):
     def l1(u, v):
         return ops.sum(ops.abs(u - v), -1)
     cell = nn.TripletMarginWithDistanceLoss(l1, swap=True, margin=0.5)
-    d = lambda u, v: np.abs(u - v).sum(-1)  # noqa: E731
+    def d(u, v):
+        return np.abs(u - v).sum(-1)
     want = np.maximum(d(a, p) - np.minimum(d(a, n), d(p, n)) + 0.5, 0).mean()
     np.testing.assert_allclose(float(run_in_mode(cell, mode, T(a), T(p), T(n))), want,
                                rtol=1e-10)
