@@ -62,10 +62,12 @@ def _logsumexp(xp, *terms):
 
 def _shifted(xp, a, by):
     """a (N, L) moved `by` positions along L (right for by > 0), -inf filling the gap."""
-    filler = xp.full((a.shape[0], abs(by)), _NEG_INF)
+    width = a.shape[1]
+    gap = min(abs(by), width)
+    filler = xp.full((a.shape[0], gap), _NEG_INF)
     if by > 0:
-        return xp.concatenate([filler, a[:, :-by]], axis=1)
-    return xp.concatenate([a[:, -by:], filler], axis=1)
+        return xp.concatenate([filler, a[:, :width - gap]], axis=1)
+    return xp.concatenate([a[:, gap:], filler], axis=1)
 
 
 class _Lattice:
@@ -211,8 +213,10 @@ def _ctc_grad_impl(xp, log_probs, targets, input_lengths, target_lengths, dout, 
     alpha, beta = lattice.alpha(), lattice.beta()
     nll, infinite = _zeroed(xp, lattice.nll(alpha), False)
     # the posterior probability of each lattice position at each time (T, N, L)
+    # a label of log-probability -inf lies on no path: its occupancy is 0, not -inf - -inf
     with np.errstate(invalid="ignore"):
-        occupancy = xp.exp(alpha + beta - lattice.emit + xp.where(infinite, 0.0, nll)[None, :, None])
+        log_occupancy = alpha + beta - lattice.emit + xp.where(infinite, 0.0, nll)[None, :, None]
+    occupancy = xp.exp(xp.where(xp.isfinite(lattice.emit), log_occupancy, _NEG_INF))
     classes = log_probs.shape[2]
     one_hot = (lattice.labels[:, :, None] == xp.arange(classes)[None, None]).astype(np.float64)
     grad = -xp.einsum("tns,nsc->tnc", occupancy, one_hot)

@@ -393,3 +393,17 @@ def test_a_small_sequence_model_learns_to_spell_with_ctc(mode):
         path = best[:, n]
         spelled = [c for i, c in enumerate(path) if c != 0 and (i == 0 or c != path[i - 1])]
         assert spelled == targets[n, :target_lengths[n]].tolist()
+
+
+def test_ctc_edge_cases_empty_targets_and_impossible_classes():
+    rng = np.random.default_rng(2)
+    log_probs = np.log(rng.dirichlet(np.ones(4), size=(5, 2)))
+    log_probs[:, :, 3] = -np.inf   # a class with probability 0 lies on no path
+    # targets with no columns at all: -log of the all-blank path
+    loss, _ = ops.ctc_loss(T(log_probs), T(np.zeros((2, 0), np.int64)), (5, 4), (0, 0),
+                           reduction="none")
+    np.testing.assert_allclose(loss.asnumpy(), [-log_probs[:5, 0, 0].sum(),
+                                                -log_probs[:4, 1, 0].sum()], rtol=1e-12)
+    targets = np.array([[1, 2], [2, 2]])
+    grad = ms.grad(lambda z: ops.ctc_loss(z, T(targets), (5, 5), (2, 2))[0])(T(log_probs))
+    assert np.isfinite(grad.asnumpy()).all() and not grad.asnumpy()[..., 3].any()
