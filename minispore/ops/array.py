@@ -263,7 +263,20 @@ def _setitem_bprop(x, value, *rest, index):
     return (dx, dv, *(None for _ in tensors))
 
 
-setitem = Primitive("setitem", infer=lambda x, value, *t, index: x, impl=_setitem_impl,
+def _setitem_infer(x, value, *index_avals, index):
+    """x, once `value` is known to broadcast to the selection x[index] (as numpy requires)."""
+    selection = _getitem_infer(x, *index_avals, index=index).shape
+    try:
+        fits = np.broadcast_shapes(tuple(value.shape), selection) == selection
+    except ValueError:
+        fits = False
+    if not fits:
+        raise OpShapeError(f"a value of shape {tuple(value.shape)} cannot be assigned to "
+                           f"x[index] of shape {selection}")
+    return x
+
+
+setitem = Primitive("setitem", infer=_setitem_infer, impl=_setitem_impl,
                       bprop=_setitem_bprop, batch=_index_update_batch,
                       doc="out = x.copy(); out[index] = value")
 
