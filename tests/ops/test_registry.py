@@ -434,7 +434,8 @@ def vjp_grads(f, arrays, cots):
     return [to_numpy(g) for g in as_tuple(vjp_fn(*(ms.Tensor(c) for c in cots)))]
 
 
-ALL = sorted(REGISTRY)
+# minispore's own rows (users' primitives, defined by other test modules, have their own tests)
+ALL = sorted(n for n, p in REGISTRY.items() if not p.user_defined)
 DIFFERENTIABLE = [n for n in ALL if n not in NO_GRADIENT and n not in FIRST_ORDER_ONLY]
 ELEMENTWISE = [n for n in DIFFERENTIABLE if REGISTRY[n].expr is not None]
 
