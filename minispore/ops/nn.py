@@ -3,11 +3,18 @@
 
     activation      softmax, log_softmax, relu6, leaky_relu, elu, hardsigmoid, hardswish
     conv            conv2d, and the primitives of its derivatives
+    conv_nd         conv1d, conv3d, conv_transpose1d/2d/3d (on conv's primitives)
     pool            max_pool2d (and its derivative primitives), avg_pool2d
+    pool_ext        max_pool3d, avg_pool3d, adaptive pools, lp_pool1d/2d, max_unpool2d
+    resize          interpolate, pixel_shuffle/unshuffle, unfold, fold
+    padding         pad (constant, reflect, replicate, circular)
     normalization   batch_norm, layer_norm
     dropout         dropout
     loss            cross_entropy, nll_loss, softmax_cross_entropy_with_logits, binary
                     cross-entropy, kl_div, mse_loss, l1_loss, smooth_l1_loss
+    loss_ext        huber, soft margin, margin ranking, hinge/cosine embedding, triplet,
+                    multi margin, multilabel soft margin, gaussian nll
+    ctc             ctc_loss (the alpha/beta recursions as primitives)
 
 `window` holds the sliding-window geometry that conv and pool share, `arguments` the argument
 checks of the user-facing functions.
@@ -15,8 +22,10 @@ checks of the user-facing functions.
 from .activation import *
 from .conv import *
 from .conv_nd import *
+from .ctc import *
 from .dropout import *
 from .loss import *
+from .loss_ext import *
 from .normalization import *
 from .padding import *
 from .pool import *

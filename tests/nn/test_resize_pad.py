@@ -133,6 +133,8 @@ def test_pad_crops_with_negative_values_and_fills_value():
 
 @pytest.mark.parametrize("cell, numpy_pad, mode", [
     (nn.ZeroPad2d((1, 0, 2, 1)), ((2, 1), (1, 0)), "constant"),
+    (nn.ZeroPad1d((1, 2)), ((0, 0), (1, 2)), "constant"),
+    (nn.ZeroPad3d(1), ((1, 1), (1, 1), (1, 1)), "constant"),
     (nn.ConstantPad1d(2, 0.0), ((0, 0), (2, 2)), "constant"),
     (nn.ConstantPad3d((1, 0, 0, 1, 1, 1), 0.0), ((1, 1), (0, 1), (1, 0)), "constant"),
     (nn.ReflectionPad1d((2, 1)), ((0, 0), (2, 1)), "reflect"),

@@ -14,7 +14,7 @@ from .activation import (  # noqa: F401
                          get_activation,
 )
 from .basic import Dense, Dropout, Embedding, Flatten  # noqa: F401
-from .container import CellList, SequentialCell  # noqa: F401
+from .container import CellDict, CellList, SequentialCell  # noqa: F401
 from .conv import (  # noqa: F401
     Conv1d,
     Conv1dTranspose,
@@ -23,7 +23,10 @@ from .conv import (  # noqa: F401
     Conv3d,
     Conv3dTranspose,
 )
+from .misc import BiDense, Dropout1d, Dropout2d, Dropout3d, Identity, Unflatten  # noqa: F401
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm  # noqa: F401
+from .normalization import (BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d,  # noqa: F401
+                            InstanceNorm3d, LRN)
 from .pooling import AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d  # noqa: F401
 from .pooling_ext import (  # noqa: F401
     AdaptiveAvgPool1d,
@@ -54,18 +57,22 @@ from .resize_pad import (  # noqa: F401
     ResizeBilinear,
     Unfold,
     Upsample,
+    ZeroPad1d,
     ZeroPad2d,
+    ZeroPad3d,
 )
 from .tensor_ops import Roll, Tril, Triu  # noqa: F401
 
 __all__ = ["ELU", "GELU", "LeakyReLU", "LogSoftmax", "ReLU", "ReLU6", "Sigmoid", "SiLU", "Softmax",
            "Tanh", "get_activation", "Dense", "Dropout", "Embedding", "Flatten", "CellList",
-           "SequentialCell", "Conv2d", "Conv1d", "Conv3d", "Conv1dTranspose",
-           "Conv2dTranspose", "Conv3dTranspose", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "AvgPool2d",
-           "MaxPool2d", "AvgPool1d", "MaxPool1d",
-           "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
-           "AdaptiveMaxPool2d", "AvgPool3d", "LPPool1d", "LPPool2d", "MaxPool3d", "MaxUnpool2d",
-           "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "Fold", "Pad", "PixelShuffle",
-           "PixelUnshuffle", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d",
-           "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "ResizeBilinear",
-           "Unfold", "Upsample", "ZeroPad2d", "Roll", "Tril", "Triu"]
+           "SequentialCell", "Conv2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "AvgPool2d",
+           "MaxPool2d", "AvgPool1d", "MaxPool1d", "Roll", "Tril", "Triu"]
+__all__ += ["CellDict", "BiDense", "Dropout1d", "Dropout2d", "Dropout3d", "Identity", "Unflatten"]
+__all__ += ["BatchNorm3d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LRN"]
+__all__ += ["Conv1d", "Conv3d", "Conv1dTranspose", "Conv2dTranspose", "Conv3dTranspose",
+            "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
+            "AdaptiveMaxPool2d", "AvgPool3d", "LPPool1d", "LPPool2d", "MaxPool3d", "MaxUnpool2d",
+            "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "Fold", "Pad", "PixelShuffle",
+            "PixelUnshuffle", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d",
+            "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "ResizeBilinear",
+            "Unfold", "Upsample", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d"]

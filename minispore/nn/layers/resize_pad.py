@@ -1,5 +1,5 @@
 """Resizing and padding Cells: Upsample, ResizeBilinear, PixelShuffle, PixelUnshuffle, Unfold,
-Fold, Pad, ZeroPad2d, ConstantPad1d/2d/3d, ReflectionPad1d/2d/3d, ReplicationPad1d/2d/3d.
+Fold, Pad, ZeroPad1d/2d/3d, ConstantPad1d/2d/3d, ReflectionPad1d/2d/3d, ReplicationPad1d/2d/3d.
 
     >>> import minispore as ms
     >>> ms.nn.Upsample(scale_factor=2, mode='bilinear')(ms.ops.ones((1, 1, 2, 3))).shape
@@ -219,8 +219,13 @@ ConstantPad2d = _pad_class("ConstantPad2d", 2, "constant",
 ConstantPad3d = _pad_class("ConstantPad3d", 3, "constant",
                            f"Pad the last three axes with `value`; padding an int or "
                            f"{_SHAPES[3]}.", True)
+ZeroPad1d = _pad_class("ZeroPad1d", 1, "constant",
+                       f"Pad the last axis with zeros; padding an int or {_SHAPES[1]}.", False)
 ZeroPad2d = _pad_class("ZeroPad2d", 2, "constant",
                        f"Pad the last two axes with zeros; padding an int or {_SHAPES[2]}.",
+                       False)
+ZeroPad3d = _pad_class("ZeroPad3d", 3, "constant",
+                       f"Pad the last three axes with zeros; padding an int or {_SHAPES[3]}.",
                        False)
 ReflectionPad1d = _pad_class("ReflectionPad1d", 1, "reflect",
                              f"Mirror-pad (without the edge) the last axis; {_SHAPES[1]}.", False)
@@ -236,6 +241,6 @@ ReplicationPad3d = _pad_class("ReplicationPad3d", 3, "replicate",
                               f"Repeat the edges of the last three axes; {_SHAPES[3]}.", False)
 
 __all__ = ["Upsample", "ResizeBilinear", "PixelShuffle", "PixelUnshuffle", "Unfold", "Fold",
-           "Pad", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
+           "Pad", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
            "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d",
            "ReplicationPad2d", "ReplicationPad3d"]
