@@ -65,6 +65,14 @@ class _Conv(Cell):
             bias_init = default_bias_init(fan_in) if bias_init is None else bias_init
             self.bias = make_weight(bias_init, (out_channels,), dtype, "bias", owner)
 
+    function = None  # the ops function, called with the layer's attributes
+
+    def construct(self, x):
+        self._check_input(x)
+        extra = (self.output_padding,) if self.transposed else ()
+        return type(self).function(x, self.weight, self.bias, self.stride, self.pad_mode,
+                                   self.padding, *extra, self.dilation, self.group)
+
     def _check_input(self, x):
         if x.ndim != self.rank + 2:
             raise V.input_error(type(self).__name__, x, f"input must be {self.rank + 2}-D "
@@ -131,17 +139,13 @@ class Conv1d(_Conv):
         (1, 4, 10)
     """
     rank = 1
+    function = staticmethod(F.conv1d)
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
                  padding=0, dilation=1, group=1, has_bias=False, weight_init=None,
                  bias_init=None, dtype=float32):
         super().__init__(in_channels, out_channels, kernel_size, stride, pad_mode, padding,
                          dilation, group, has_bias, weight_init, bias_init, dtype)
-
-    def construct(self, x):
-        self._check_input(x)
-        return F.conv1d(x, self.weight, self.bias, self.stride, self.pad_mode, self.padding,
-                        self.dilation, self.group)
 
 
 class Conv3d(_Conv):
@@ -153,6 +157,7 @@ class Conv3d(_Conv):
         (1, 4, 5, 5, 5)
     """
     rank = 3
+    function = staticmethod(F.conv3d)
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
                  padding=0, dilation=1, group=1, has_bias=False, weight_init=None,
@@ -161,15 +166,9 @@ class Conv3d(_Conv):
         super().__init__(in_channels, out_channels, kernel_size, stride, pad_mode, padding,
                          dilation, group, has_bias, weight_init, bias_init, dtype)
 
-    def construct(self, x):
-        self._check_input(x)
-        return F.conv3d(x, self.weight, self.bias, self.stride, self.pad_mode, self.padding,
-                        self.dilation, self.group)
-
 
 class _ConvTranspose(_Conv):
     transposed = True
-    function = None
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
                  padding=0, output_padding=0, dilation=1, group=1, has_bias=False,
@@ -177,11 +176,6 @@ class _ConvTranspose(_Conv):
         super().__init__(in_channels, out_channels, kernel_size, stride, pad_mode, padding,
                          dilation, group, has_bias, weight_init, bias_init, dtype,
                          output_padding)
-
-    def construct(self, x):
-        self._check_input(x)
-        return type(self).function(x, self.weight, self.bias, self.stride, self.pad_mode,
-                                   self.padding, self.output_padding, self.dilation, self.group)
 
 
 class Conv1dTranspose(_ConvTranspose):

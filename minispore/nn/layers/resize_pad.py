@@ -209,38 +209,26 @@ def _pad_class(name, rank, mode, doc, with_value):
 
 _SHAPES = {1: "(left, right) of the last axis", 2: "(left, right, top, bottom)",
            3: "(left, right, top, bottom, front, back)"}
+_WHAT = {("constant", True): "Pad with `value`", ("constant", False): "Pad with zeros",
+         ("reflect", False): "Mirror-pad (without the edge)",
+         ("replicate", False): "Repeat the edges of"}
 
-ConstantPad1d = _pad_class("ConstantPad1d", 1, "constant",
-                           f"Pad the last axis with `value`; padding an int or {_SHAPES[1]}.",
-                           True)
-ConstantPad2d = _pad_class("ConstantPad2d", 2, "constant",
-                           f"Pad the last two axes with `value`; padding an int or {_SHAPES[2]}.",
-                           True)
-ConstantPad3d = _pad_class("ConstantPad3d", 3, "constant",
-                           f"Pad the last three axes with `value`; padding an int or "
-                           f"{_SHAPES[3]}.", True)
-ZeroPad1d = _pad_class("ZeroPad1d", 1, "constant",
-                       f"Pad the last axis with zeros; padding an int or {_SHAPES[1]}.", False)
-ZeroPad2d = _pad_class("ZeroPad2d", 2, "constant",
-                       f"Pad the last two axes with zeros; padding an int or {_SHAPES[2]}.",
-                       False)
-ZeroPad3d = _pad_class("ZeroPad3d", 3, "constant",
-                       f"Pad the last three axes with zeros; padding an int or {_SHAPES[3]}.",
-                       False)
-ReflectionPad1d = _pad_class("ReflectionPad1d", 1, "reflect",
-                             f"Mirror-pad (without the edge) the last axis; {_SHAPES[1]}.", False)
-ReflectionPad2d = _pad_class("ReflectionPad2d", 2, "reflect",
-                             f"Mirror-pad the last two axes; {_SHAPES[2]}.", False)
-ReflectionPad3d = _pad_class("ReflectionPad3d", 3, "reflect",
-                             f"Mirror-pad the last three axes; {_SHAPES[3]}.", False)
-ReplicationPad1d = _pad_class("ReplicationPad1d", 1, "replicate",
-                              f"Repeat the edge of the last axis; {_SHAPES[1]}.", False)
-ReplicationPad2d = _pad_class("ReplicationPad2d", 2, "replicate",
-                              f"Repeat the edges of the last two axes; {_SHAPES[2]}.", False)
-ReplicationPad3d = _pad_class("ReplicationPad3d", 3, "replicate",
-                              f"Repeat the edges of the last three axes; {_SHAPES[3]}.", False)
+# name: (rank, mode, takes a value). One Cell per row: they differ only in these attributes.
+_PAD_CELLS = {
+    "ConstantPad1d": (1, "constant", True), "ConstantPad2d": (2, "constant", True),
+    "ConstantPad3d": (3, "constant", True), "ZeroPad1d": (1, "constant", False),
+    "ZeroPad2d": (2, "constant", False), "ZeroPad3d": (3, "constant", False),
+    "ReflectionPad1d": (1, "reflect", False), "ReflectionPad2d": (2, "reflect", False),
+    "ReflectionPad3d": (3, "reflect", False), "ReplicationPad1d": (1, "replicate", False),
+    "ReplicationPad2d": (2, "replicate", False), "ReplicationPad3d": (3, "replicate", False),
+}
+for _name, (_rank, _mode, _with_value) in _PAD_CELLS.items():
+    globals()[_name] = _pad_class(
+        _name, _rank, _mode, f"{_WHAT[_mode, _with_value]} the last {_rank} axes; padding an "
+        f"int or {_SHAPES[_rank]}.", _with_value)
 
 __all__ = ["Upsample", "ResizeBilinear", "PixelShuffle", "PixelUnshuffle", "Unfold", "Fold",
-           "Pad", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
+           "Pad", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d",
+           "ConstantPad3d",
            "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d",
            "ReplicationPad2d", "ReplicationPad3d"]
