@@ -7,10 +7,12 @@
 `set_auto_parallel_context(parallel_mode=DATA_PARALLEL)` is set and several processes run.
 """
 from ..context import parallel
+from ..core.dtype import float32
 from ..ops import functional as F
 from ..ops.collective import ReduceOp, all_reduce_p
 from ..ops.primitive import bind
 from .cell import Cell
+from .layers.normalization import _BatchNorm, _check_channels
 
 BUCKET_ELEMENTS = 1 << 22  # gradients are all-reduced in buckets of up to 4M elements
 
@@ -68,3 +70,34 @@ class DistributedGradReducer(Cell):
         if current:
             buckets.append(current)
         return buckets
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch normalisation whose batch statistics are those of every rank's batch together
+    (MindSpore's `nn.SyncBatchNorm`): in a data-parallel job the ranks then train as one
+    process on the combined batch would. Inputs (N, C), (N, C, L) or (N, C, H, W).
+
+    process_groups: the ranks normalised together (None: all of them); minispore takes one
+    group, named by `communication.create_group`, or None.
+
+        >>> bn = nn.SyncBatchNorm(16)       # in a network trained on several processes
+    """
+    _ranks = (2, 3, 4)
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init="ones",
+                 beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",
+                 use_batch_statistics=None, process_groups=None, dtype=float32):
+        super().__init__(num_features, eps, momentum, affine, gamma_init, beta_init,
+                         moving_mean_init, moving_var_init, use_batch_statistics, "NCHW", dtype)
+        if process_groups is not None and not isinstance(process_groups, str):
+            raise TypeError("SyncBatchNorm: process_groups must be a group name (see "
+                            "communication.create_group) or None")
+        self.group = process_groups or parallel.WORLD_GROUP
+
+    def construct(self, x):
+        _check_channels(self, x, self._ranks, self.num_features)
+        use_batch = self.training if self.use_batch_statistics is None \
+            else self.use_batch_statistics
+        return F.batch_norm(x, self.moving_mean, self.moving_variance, self.gamma, self.beta,
+                            training=use_batch, momentum=1.0 - self.momentum, eps=self.eps,
+                            group=self.group if use_batch else None)

@@ -5,6 +5,7 @@ order. Rows are `effect`s, so graph passes never fuse, merge, reorder or drop th
 `host_io` (they exchange data with other processes), so a CUDA graph never replays them.
 
     >>> ops.AllReduce(ops.ReduceOp.SUM)(x)      # every rank gets the sum of all ranks' x
+    (the Primitive classes are in ops.classes_comm)
 
 Gradients follow the data: all_gather's is a reduce_scatter of the cotangent, reduce_scatter's
 an all_gather, all_reduce's (sum) an all_reduce of the cotangent.
@@ -13,8 +14,7 @@ from ..context import parallel
 from ..core.errors import OpShapeError
 from ..core.ir import Aval
 from . import functional as F
-from .classes import PrimitiveClass
-from .primitive import Primitive, bind
+from .primitive import Primitive
 
 
 class ReduceOp:
@@ -114,48 +114,3 @@ barrier_p = Primitive(
     "barrier", infer=lambda x, group: x, impl=_barrier_impl,
     bprop=lambda x, out, dout, group: (dout,), effect=True, host_io=True,
     doc="x, once every rank of the group has reached this point")
-
-
-# ***** MindSpore's Primitive classes *****
-
-class AllReduce(PrimitiveClass):
-    """`AllReduce(op=ReduceOp.SUM, group=WORLD)(x)`."""
-
-    def __init__(self, op=ReduceOp.SUM, group=parallel.WORLD_GROUP):
-        self.op, self.group = op, group
-
-    def __call__(self, x):
-        return bind(all_reduce_p, x, op=self.op, group=self.group)
-
-
-class AllGather(PrimitiveClass):
-    """`AllGather(group=WORLD)(x)`: concatenation along axis 0 in rank order."""
-
-    def __init__(self, group=parallel.WORLD_GROUP):
-        self.group = group
-
-    def __call__(self, x):
-        return bind(all_gather_p, x, group=self.group)
-
-
-class ReduceScatter(PrimitiveClass):
-    """`ReduceScatter(op=ReduceOp.SUM, group=WORLD)(x)`."""
-
-    def __init__(self, op=ReduceOp.SUM, group=parallel.WORLD_GROUP):
-        self.op, self.group = op, group
-
-    def __call__(self, x):
-        return bind(reduce_scatter_p, x, op=self.op, group=self.group)
-
-
-class Broadcast(PrimitiveClass):
-    """`Broadcast(root_rank, group=WORLD)((x,))` -> (root's x,), MindSpore's tuple form."""
-
-    def __init__(self, root_rank, group=parallel.WORLD_GROUP):
-        self.root_rank, self.group = root_rank, group
-
-    def __call__(self, inputs):
-        single = not isinstance(inputs, (tuple, list))
-        outs = tuple(bind(broadcast_p, x, root=self.root_rank, group=self.group)
-                     for x in ((inputs,) if single else inputs))
-        return outs[0] if single else outs
