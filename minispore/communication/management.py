@@ -33,6 +33,7 @@ def init(backend_name: str | None = None) -> None:
     if GlobalComm.INITED:
         return
     launched = backend_name == "mpi" or any(v in os.environ for v in _LAUNCHER_VARIABLES)
+    world: MpiWorld | parallel.SingleProcessWorld
     if launched:
         world = MpiWorld()  # imports mpi4py: only in a launched job
     else:
