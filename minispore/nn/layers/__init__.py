@@ -1,5 +1,6 @@
 """Layers: Dense, Conv2d, pooling, normalisation, dropout, embedding, activations, containers,
-tensor-op cells (Tril, Triu, Roll)."""
+tensor-op cells (Tril, Triu, Roll), recurrent layers
+(RNN, LSTM, GRU and their single-step cells)."""
 from .activation import (  # noqa: F401
                          ELU,
                          GELU,
@@ -20,6 +21,8 @@ from .misc import BiDense, Dropout1d, Dropout2d, Dropout3d, Identity, Unflatten 
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm  # noqa: F401
 from .normalization import (BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d,  # noqa: F401
                             InstanceNorm3d, LRN)
+from .recurrent import GRU, LSTM, RNN  # noqa: F401
+from .rnn_cells import GRUCell, LSTMCell, RNNCell  # noqa: F401
 from .pooling import AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d  # noqa: F401
 from .tensor_ops import Roll, Tril, Triu  # noqa: F401
 
@@ -29,3 +32,4 @@ __all__ = ["ELU", "GELU", "LeakyReLU", "LogSoftmax", "ReLU", "ReLU6", "Sigmoid",
            "MaxPool2d", "AvgPool1d", "MaxPool1d", "Roll", "Tril", "Triu"]
 __all__ += ["CellDict", "BiDense", "Dropout1d", "Dropout2d", "Dropout3d", "Identity", "Unflatten"]
 __all__ += ["BatchNorm3d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LRN"]
+__all__ += ["RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
