@@ -127,10 +127,10 @@ def _rand(shape, seed, dtype=np.float32):
 
 @pytest.mark.parametrize("mode", list(MODES))
 @pytest.mark.parametrize("config", [
-    dict(),
-    dict(num_layers=2, bidirectional=True),
-    dict(num_layers=2, batch_first=True, has_bias=False),
-    dict(bidirectional=True, batch_first=True),
+    {},
+    {"num_layers": 2, "bidirectional": True},
+    {"num_layers": 2, "batch_first": True, "has_bias": False},
+    {"bidirectional": True, "batch_first": True},
 ], ids=["plain", "2-layer-bidirectional", "2-layer-batch-first-no-bias", "bidirectional"])
 @pytest.mark.parametrize("graph", [False, True], ids=["pynative", "graph"])
 def test_layer_matches_mindspores_formulas(mode, config, graph):
@@ -314,7 +314,7 @@ def test_each_steps_gates_are_one_fused_kernel():
     net = nn.LSTM(4, 8)
     f = ms.jit(lambda x: net(x)[0])
     f(T(_rand((5, 2, 4), 18)))
-    steps = list(f.cache.values())[0].program.steps
+    steps = next(iter(f.cache.values())).program.steps
     kernels = [s for s in steps if isinstance(s.fn, numba_cpu.GroupStep)]
     gates = [s for s in kernels if "sigmoid" in {n.prim.name for n in s.nodes}]
     assert len(gates) == 5  # one per time step, all the gate arithmetic of the step
@@ -324,7 +324,7 @@ def test_each_steps_gates_are_one_fused_kernel():
     # gradients, split where c's gradient from the next step joins), beside the GEMMs
     grad = ms.jit(ms.grad(lambda x: ops.sum(net(x)[0] ** 2), 0, net.trainable_params()))
     grad(T(_rand((5, 2, 4), 18)))
-    steps = list(grad.cache.values())[0].program.steps
+    steps = next(iter(grad.cache.values())).program.steps
     kernels = [s for s in steps if isinstance(s.fn, numba_cpu.GroupStep)]
     matmuls = [s for s in steps if s.nodes and s.nodes[0].prim.name == "matmul"]
     assert len(kernels) <= 3 * 5 + 3 and len(matmuls) <= 4 * 5 + 3
