@@ -8,8 +8,10 @@ Parameters, as MindSpore registers them (four ParameterTuples, in this order): e
 The time loop is a Python loop over the (static) sequence length, so Graph mode traces it
 unrolled into one graph: the input projections of all time steps are one GEMM, then each step
 is one recurrent GEMM and one fused kernel of its gates (rnn_cells.step), and the backward the
-same in reverse. (Unrolled rather than a `while_loop` node, by measurement: see
-benchmarks/lstm_lm.py and the README's performance notes.) `seq_length` masks each step with
+same in reverse. Unrolled rather than one `while_loop` node, by measurement
+(benchmarks/lstm_unroll_vs_loop.py: 85 ms against 179 ms per forward and backward at T=64,
+B=32, hidden 256): the graph loop re-runs the forward for its gradient and moves each step's
+input and output through tensor-indexed reads and writes of the whole sequence. `seq_length` masks each step with
 selects that fuse into the same kernel: past a sequence's length its state stays and its
 output is zero; the reverse direction reads each sequence backwards from its own end, as
 MindSpore's ReverseSequence does.
