@@ -15,7 +15,6 @@ nn.Linear + optim.SGD (torch.compile compiles the loss function).
 
     python -m benchmarks.lstm_lm --adapter minispore_graph
 """
-import time
 
 import numpy as np
 
@@ -50,14 +49,7 @@ def make_problem():
 
 def run_and_check(ctx, step, after_first_step=None):
     """The check steps (warm-up included), then the median step time in ms."""
-    losses = []
-    for i in range(CHECK_STEPS):
-        t0 = time.perf_counter()
-        losses.append(float(step()))
-        if i == 0:
-            ctx.info["first_step_s"] = time.perf_counter() - t0
-            if after_first_step is not None:
-                after_first_step()
+    losses = harness.check_steps(ctx, step, CHECK_STEPS, after_first_step)
     ctx.close("loss_first", losses[0], LOSS_FIRST, atol=5e-4)
     ctx.true("loss_decreased", losses[-1] < losses[0],
              f"{losses[0]:.4f} -> {losses[-1]:.4f}")
@@ -137,17 +129,7 @@ def torch_step(compile_loss, dtype=None):
         out, _ = lstm(embedding(data))
         return torch.nn.functional.cross_entropy(fc(out.reshape(SEQ * BATCH, HIDDEN)), target)
 
-    loss_fn = torch.compile(loss_fn) if compile_loss else loss_fn
-    optimizer = torch.optim.SGD(modules.parameters(), lr=LR)
-
-    def step():
-        optimizer.zero_grad()
-        loss = loss_fn(data, target)
-        loss.backward()
-        optimizer.step()
-        return loss.detach()
-
-    return step
+    return harness.torch_sgd_step(torch, loss_fn, modules.parameters(), LR, (data, target), compile_loss)
 
 
 @ADAPTERS.add("torch_eager", needs="torch")
