@@ -137,6 +137,36 @@ def mindspore_train_step(ms, model, loss_fn, optimizer, jit):
     return ms.jit(train_step) if jit else train_step
 
 
+def check_steps(ctx, step, count, after_first_step=None):
+    """The losses of `count` calls of step() (a workload's check and warm-up); records the
+    first call's time and runs after_first_step (say, waiting for kernels) after it."""
+    losses = []
+    for i in range(count):
+        t0 = time.perf_counter()
+        losses.append(float(step()))
+        if i == 0:
+            ctx.info["first_step_s"] = time.perf_counter() - t0
+            if after_first_step is not None:
+                after_first_step()
+    return losses
+
+
+def torch_sgd_step(torch, loss_fn, params, lr, inputs, compile_loss):
+    """step() -> loss: one torch.optim.SGD step of loss_fn(*inputs) (torch.compile compiles
+    the loss function when compile_loss; AOTAutograd the backward, the optimizer stays eager)."""
+    loss_fn = torch.compile(loss_fn) if compile_loss else loss_fn
+    optimizer = torch.optim.SGD(params, lr=lr)
+
+    def step():
+        optimizer.zero_grad()
+        loss = loss_fn(*inputs)
+        loss.backward()
+        optimizer.step()
+        return loss.detach()
+
+    return step
+
+
 def import_torch():
     """torch with one intra-op and one inter-op thread."""
     import torch

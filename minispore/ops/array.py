@@ -93,6 +93,36 @@ concat = Primitive("concat", infer=_concat_infer,
                    batch=_concat_batch)
 
 
+# split_v (MindSpore's SplitV): the parts of x along `axis`, of the sizes `sections`, as views.
+# One node whose gradient is one concat: getitem's per-part gradient would scatter each part
+# into zeros of the whole shape (an RNN's time steps: T copies of the whole sequence).
+
+def _split_v_infer(x, axis, sections):
+    axis = I.normalize_axis(axis, len(x.shape))
+    if sum(sections) != x.shape[axis] or any(s < 0 for s in sections):
+        raise OpShapeError(f"sections {tuple(sections)} do not add up to the size "
+                           f"{x.shape[axis]} of axis {axis} of shape {tuple(x.shape)}")
+    return tuple(Aval(x.shape[:axis] + (s,) + x.shape[axis + 1:], x.dtype) for s in sections)
+
+
+def _split_v_impl(xp, x, axis, sections):
+    bounds = np.cumsum(sections)[:-1].tolist()
+    return tuple(xp.split(x, bounds, axis=axis))
+
+
+def _split_v_batch(prim, args, dims, axis_size, axis, sections):
+    x = B.batched_front(args[0], dims[0], axis_size)
+    axis = I.normalize_axis(axis, x.ndim - 1) + 1
+    return prim(x, axis=axis, sections=sections), (0,) * len(sections)
+
+
+split_v = Primitive("split_v", infer=_split_v_infer, impl=_split_v_impl,
+                    bprop=lambda x, out, dout, axis, sections: (concat(*dout, axis=axis),),
+                    batch=_split_v_batch, multiple_results=True,
+                    doc="the parts of x along axis, of sizes sections (views); gradient: one "
+                        "concat")
+
+
 def _pad_infer(x, paddings, value):
     if len(paddings) != len(x.shape):
         raise OpShapeError(f"paddings {paddings} need one (before, after) pair per axis of {x.shape}")

@@ -192,6 +192,8 @@ SAMPLES = {
     "concat": lambda rng: [sample(normal(rng, (2, 1)), normal(rng, (2, 3)), normal(rng, (2, 2)),
                                   axis=1),
                            sample(normal(rng, (2, 2)), normal(rng, (1, 2)), axis=0)],
+    "split_v": lambda rng: [sample(normal(rng, (2, 6)), axis=1, sections=(1, 3, 2)),
+                            sample(normal(rng, (3, 2, 2)), axis=0, sections=(1, 1, 1))],
     "pad": lambda rng: sample(normal(rng, (2, 3)), paddings=((1, 0), (2, 1)), value=0.5),
     # ----- indexing -----
     "getitem": lambda rng: [

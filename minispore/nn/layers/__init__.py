@@ -1,5 +1,6 @@
-"""Layers: Dense, Conv2d, pooling, normalisation, dropout, embedding, activations, containers,
-tensor-op cells (Tril, Triu, Roll)."""
+"""Layers: dense, the conv family, pooling, resizing and padding, normalisation, dropout,
+embedding, activations, containers, tensor-op cells (Tril, Triu, Roll), recurrent layers
+(RNN, LSTM, GRU and their single-step cells)."""
 from .activation import (  # noqa: F401
                          ELU,
                          GELU,
@@ -27,6 +28,8 @@ from .misc import BiDense, Dropout1d, Dropout2d, Dropout3d, Identity, Unflatten 
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm  # noqa: F401
 from .normalization import (BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d,  # noqa: F401
                             InstanceNorm3d, LRN)
+from .recurrent import GRU, LSTM, RNN  # noqa: F401
+from .rnn_cells import GRUCell, LSTMCell, RNNCell  # noqa: F401
 from .pooling import AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d  # noqa: F401
 from .pooling_ext import (  # noqa: F401
     AdaptiveAvgPool1d,
@@ -76,3 +79,4 @@ __all__ += ["Conv1d", "Conv3d", "Conv1dTranspose", "Conv2dTranspose", "Conv3dTra
             "PixelUnshuffle", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d",
             "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "ResizeBilinear",
             "Unfold", "Upsample", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d"]
+__all__ += ["RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
