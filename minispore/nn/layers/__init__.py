@@ -17,53 +17,61 @@ from .activation import (  # noqa: F401
 from .basic import Dense, Dropout, Embedding, Flatten  # noqa: F401
 from .container import CellDict, CellList, SequentialCell  # noqa: F401
 from .conv import (  # noqa: F401
-    Conv1d,
-    Conv1dTranspose,
-    Conv2d,
-    Conv2dTranspose,
-    Conv3d,
-    Conv3dTranspose,
+                         Conv1d,
+                         Conv1dTranspose,
+                         Conv2d,
+                         Conv2dTranspose,
+                         Conv3d,
+                         Conv3dTranspose,
 )
 from .misc import BiDense, Dropout1d, Dropout2d, Dropout3d, Identity, Unflatten  # noqa: F401
-from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm  # noqa: F401
-from .normalization import (BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d,  # noqa: F401
-                            InstanceNorm3d, LRN)
-from .recurrent import GRU, LSTM, RNN  # noqa: F401
-from .rnn_cells import GRUCell, LSTMCell, RNNCell  # noqa: F401
+from .normalization import (  # noqa: F401  # noqa: F401
+                         LRN,
+                         BatchNorm1d,
+                         BatchNorm2d,
+                         BatchNorm3d,
+                         GroupNorm,
+                         InstanceNorm1d,
+                         InstanceNorm2d,
+                         InstanceNorm3d,
+                         LayerNorm,
+)
 from .pooling import AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d  # noqa: F401
 from .pooling_ext import (  # noqa: F401
-    AdaptiveAvgPool1d,
-    AdaptiveAvgPool2d,
-    AdaptiveAvgPool3d,
-    AdaptiveMaxPool1d,
-    AdaptiveMaxPool2d,
-    AvgPool3d,
-    LPPool1d,
-    LPPool2d,
-    MaxPool3d,
-    MaxUnpool2d,
+                         AdaptiveAvgPool1d,
+                         AdaptiveAvgPool2d,
+                         AdaptiveAvgPool3d,
+                         AdaptiveMaxPool1d,
+                         AdaptiveMaxPool2d,
+                         AvgPool3d,
+                         LPPool1d,
+                         LPPool2d,
+                         MaxPool3d,
+                         MaxUnpool2d,
 )
+from .recurrent import GRU, LSTM, RNN  # noqa: F401
 from .resize_pad import (  # noqa: F401
-    ConstantPad1d,
-    ConstantPad2d,
-    ConstantPad3d,
-    Fold,
-    Pad,
-    PixelShuffle,
-    PixelUnshuffle,
-    ReflectionPad1d,
-    ReflectionPad2d,
-    ReflectionPad3d,
-    ReplicationPad1d,
-    ReplicationPad2d,
-    ReplicationPad3d,
-    ResizeBilinear,
-    Unfold,
-    Upsample,
-    ZeroPad1d,
-    ZeroPad2d,
-    ZeroPad3d,
+                         ConstantPad1d,
+                         ConstantPad2d,
+                         ConstantPad3d,
+                         Fold,
+                         Pad,
+                         PixelShuffle,
+                         PixelUnshuffle,
+                         ReflectionPad1d,
+                         ReflectionPad2d,
+                         ReflectionPad3d,
+                         ReplicationPad1d,
+                         ReplicationPad2d,
+                         ReplicationPad3d,
+                         ResizeBilinear,
+                         Unfold,
+                         Upsample,
+                         ZeroPad1d,
+                         ZeroPad2d,
+                         ZeroPad3d,
 )
+from .rnn_cells import GRUCell, LSTMCell, RNNCell  # noqa: F401
 from .tensor_ops import Roll, Tril, Triu  # noqa: F401
 
 __all__ = ["ELU", "GELU", "LeakyReLU", "LogSoftmax", "ReLU", "ReLU6", "Sigmoid", "SiLU", "Softmax",
