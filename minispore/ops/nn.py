@@ -2,6 +2,9 @@
 (`ops.conv2d`, `ops.cross_entropy`...):
 
     activation      softmax, log_softmax, relu6, leaky_relu, elu, hardsigmoid, hardswish
+    activation_ext  prelu, mish, hardtanh, selu, celu, glu, logsigmoid, softsign, softmin,
+                    softshrink, hardshrink, tanhshrink, threshold, fast_gelu, rrelu
+    attention       multi_head_attention_forward, scaled_dot_product_attention
     conv            conv2d, and the primitives of its derivatives
     pool            max_pool2d (and its derivative primitives), avg_pool2d
     normalization   batch_norm, layer_norm
@@ -13,6 +16,8 @@
 checks of the user-facing functions.
 """
 from .activation import *
+from .activation_ext import *
+from .attention import *
 from .conv import *
 from .dropout import *
 from .loss import *

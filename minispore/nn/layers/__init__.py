@@ -11,7 +11,14 @@ from .activation import (  # noqa: F401
                          SiLU,
                          Softmax,
                          Tanh,
-                         get_activation,
+)
+from .activation_ext import (  # noqa: F401
+    CELU, GLU, PReLU, RReLU, FastGelu, Hardtanh, HShrink, HSigmoid, HSwish, LogSigmoid, Mish, SeLU,
+    Softmax2d, Softmin, SoftShrink, Softsign, Tanhshrink, Threshold, get_activation,
+)
+from .transformer import (  # noqa: F401
+    MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
+    TransformerEncoder, TransformerEncoderLayer,
 )
 from .basic import Dense, Dropout, Embedding, Flatten  # noqa: F401
 from .container import CellList, SequentialCell  # noqa: F401
@@ -23,4 +30,8 @@ from .tensor_ops import Roll, Tril, Triu  # noqa: F401
 __all__ = ["ELU", "GELU", "LeakyReLU", "LogSoftmax", "ReLU", "ReLU6", "Sigmoid", "SiLU", "Softmax",
            "Tanh", "get_activation", "Dense", "Dropout", "Embedding", "Flatten", "CellList",
            "SequentialCell", "Conv2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "AvgPool2d",
-           "MaxPool2d", "AvgPool1d", "MaxPool1d", "Roll", "Tril", "Triu"]
+           "MaxPool2d", "AvgPool1d", "MaxPool1d", "Roll", "Tril", "Triu",
+           "CELU", "GLU", "PReLU", "RReLU", "FastGelu", "Hardtanh", "HShrink", "HSigmoid", "HSwish",
+           "LogSigmoid", "Mish", "SeLU", "Softmax2d", "Softmin", "SoftShrink", "Softsign",
+           "Tanhshrink", "Threshold", "MultiheadAttention", "Transformer", "TransformerDecoder",
+           "TransformerDecoderLayer", "TransformerEncoder", "TransformerEncoderLayer"]

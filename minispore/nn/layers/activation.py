@@ -1,4 +1,5 @@
-"""Activation Cells, and `get_activation(name)` for `Dense(activation='relu')`.
+"""Activation Cells: ReLU, ReLU6, Sigmoid, Tanh, SiLU, LeakyReLU, ELU, GELU, Softmax, LogSoftmax
+(more, and `get_activation`, in activation_ext).
 
     >>> import minispore as ms
     >>> ms.nn.ReLU()(ms.Tensor([-1.0, 2.0]))
@@ -77,15 +78,3 @@ class LogSoftmax(Cell):
 
     def construct(self, x):
         return F.log_softmax(x, self.axis)
-
-
-_BY_NAME = {"relu": ReLU, "relu6": ReLU6, "sigmoid": Sigmoid, "tanh": Tanh, "silu": SiLU,
-            "leakyrelu": LeakyReLU, "elu": ELU, "gelu": GELU, "softmax": Softmax,
-            "logsoftmax": LogSoftmax}
-
-
-def get_activation(name):
-    """The activation Cell called `name` ('relu', 'sigmoid', 'tanh', 'gelu', 'softmax'...)."""
-    if not isinstance(name, str) or name.lower() not in _BY_NAME:
-        raise ValueError(f"get_activation: unknown activation {name!r}; known: {sorted(_BY_NAME)}")
-    return _BY_NAME[name.lower()]()
