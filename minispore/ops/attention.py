@@ -68,7 +68,14 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 
 
 def _project(x, weight, bias):
-    return F.dense(x, weight, bias)
+    """x (..., in) @ weight.T + bias as one 2-D GEMM: a 3-D input would be a batched matmul
+    forward and, backward, a batch of weight-gradient products summed afterwards (measured:
+    50 ms instead of 6 on the benchmark's encoder block)."""
+    rows = F.reshape(x, (-1, x.shape[-1]))
+    out = F.matmul(rows, weight, transpose_b=True)
+    if bias is not None:
+        out = F.add(out, bias)
+    return F.reshape(out, x.shape[:-1] + (weight.shape[0],))
 
 
 def _split_in_proj(in_proj_weight, in_proj_bias, embed_dim):
