@@ -3,7 +3,7 @@
 `table` below is run.aggregate's result: {(workload, adapter): {"metrics": {name: value}}}.
 """
 TABLE_ORDER = ("op_overhead", "ew_fwd", "ew_fwd_bwd", "mlp_train_step", "compile_ew_fwd",
-               "compile_mlp_step", "conv_small", "fallback_if")
+               "compile_mlp_step", "conv_small", "fallback_if", "transformer_block")
 
 # workload -> (the metric its table leads with and ratios use, unit)
 PRIMARY = {
@@ -15,6 +15,7 @@ PRIMARY = {
     "compile_mlp_step": ("first_call_s", "s"),
     "conv_small": ("ms", "ms"),
     "fallback_if": ("ms", "ms"),
+    "transformer_block": ("ms", "ms"),
 }
 
 # shared/BENCHMARKS.md: numpy, PyTorch 2.13 eager, torch.compile, JAX 0.10 jit,
@@ -74,11 +75,14 @@ def evaluate_targets(table):
     for workload, peer, peer_name in (("ew_fwd", "jax_jit", "JAX jit"),
                                       ("ew_fwd_bwd", "jax_jit", "JAX jit"),
                                       ("mlp_train_step", "jax_jit", "JAX jit"),
-                                      ("conv_small", "torch_eager", "PyTorch eager")):
+                                      ("conv_small", "torch_eager", "PyTorch eager"),
+                                      ("transformer_block", "torch_eager", "PyTorch eager"),
+                                      ("transformer_block", "torch_compile", "torch.compile")):
         limit, source = _peer_limit(table, workload, peer)
         rows.append(_at_most(f"Graph ≤ {peer_name} on {workload}", table, workload,
                              "minispore_graph", limit, source, PRIMARY[workload][1]))
-    for workload in ("op_overhead", "ew_fwd", "ew_fwd_bwd", "mlp_train_step", "conv_small"):
+    for workload in ("op_overhead", "ew_fwd", "ew_fwd_bwd", "mlp_train_step", "conv_small",
+                     "transformer_block"):
         rows.append(_at_most(f"Graph never slower than PyNative: {workload}", table, workload,
                              "minispore_graph", _value(table, workload, "minispore_pynative"),
                              "PyNative", PRIMARY[workload][1]))

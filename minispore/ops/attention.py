@@ -9,16 +9,57 @@ whose keys are all masked then attends uniformly instead of giving nan.
 """
 import numpy as np
 
+from . import batching as B
 from . import functional as F
-from .activation import softmax
+from . import infer as I
+from .activation import shifted_by_max
 from .arguments import as_tensor, op_error
 from .dropout import dropout
-from .primitive import OpShapeError, OpTypeError
+from .primitive import Aval, OpShapeError, OpTypeError, Primitive
 
 __all__ = ["multi_head_attention_forward", "scaled_dot_product_attention"]
 
 # exp(-1e30 - max) is exactly 0 in float32 and float64; -1e30 + a score stays finite
 _MASKED = -1e30
+
+
+# ***** softmax(x * scale + bias) over the last axis: the attention weights in one row *****
+#
+# One row, so that Graph mode computes the scaled, masked scores' softmax in one pass over the
+# scores (a hand-written kernel, compiler.codegen.cpu_kernels) instead of a scaling, an add of
+# the mask and a softmax, each reading and writing the whole (N, H, L, S) tensor.
+
+def _biased_softmax_infer(x, bias, scale):
+    I.numeric(x)
+    if len(bias.shape) != len(x.shape) or any(b not in (1, n) for b, n in zip(bias.shape, x.shape)):
+        raise I.OpShapeError(f"bias {bias} must broadcast to scores {x} with as many axes")
+    if len(x.shape) == 0:
+        raise I.OpShapeError("scores must have at least one axis")
+    return Aval(x.shape, I.float_dtype(x.dtype))
+
+
+def _biased_softmax_impl(xp, x, bias, scale):
+    z = x * x.dtype.type(scale) + bias.astype(x.dtype, copy=False)
+    e = xp.exp(shifted_by_max(z, -1))
+    e /= e.sum(axis=-1, keepdims=True)
+    return e
+
+
+def _biased_softmax_bprop(x, bias, out, dout, scale):
+    g = F.mul(out, F.sub(dout, F.sum(F.mul(dout, out), -1, True)))
+    return F.mul(g, scale), F.sum_to(g, bias.shape)
+
+
+def _biased_softmax_batch(prim, args, dims, axis_size, scale):
+    x = B.batched_front(args[0], dims[0], axis_size)
+    bias = F.expand_dims(args[1], 0) if dims[1] is None else B.to_front(args[1], dims[1])
+    return prim(x, bias, scale=scale), 0
+
+
+biased_softmax = Primitive(
+    "biased_softmax", infer=_biased_softmax_infer, impl=_biased_softmax_impl,
+    bprop=_biased_softmax_bprop, batch=_biased_softmax_batch,
+    doc="softmax(x * scale + bias) along the last axis; bias broadcasts to x (same rank)")
 
 
 def _mask_bias(op, mask, dtype, name):
@@ -53,15 +94,22 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                        "query and key need one feature size, key and value one length",
                        OpShapeError)
     scale = 1.0 / float(np.sqrt(query.shape[-1])) if scale is None else float(scale)
-    scores = F.matmul(F.mul(query, scale), key, transpose_b=True)
+    scores = F.matmul(query, key, transpose_b=True)
+    bias = None
     if is_causal:
         length, source = query.shape[-2], key.shape[-2]
         causal = np.triu(np.ones((length, source), np.bool_), 1)
-        scores = F.add(scores, F.where(F.Tensor(causal), _MASKED, F.zeros((), scores.dtype)))
+        bias = F.where(F.Tensor(causal), _MASKED, F.zeros((), scores.dtype))
     if attn_mask is not None:
-        scores = F.add(scores, _mask_bias("scaled_dot_product_attention", attn_mask,
-                                          scores.dtype, "attn_mask"))
-    weights = softmax(scores, -1)
+        mask = _mask_bias("scaled_dot_product_attention", attn_mask, scores.dtype, "attn_mask")
+        bias = mask if bias is None else F.add(bias, mask)
+    if bias is None:
+        bias = F.zeros((1,) * scores.ndim, scores.dtype)
+    elif bias.ndim > scores.ndim:
+        raise op_error("scaled_dot_product_attention", (scores, bias),
+                       "attn_mask has more axes than the scores", OpShapeError)
+    bias = F.reshape(bias, (1,) * (scores.ndim - bias.ndim) + tuple(bias.shape))
+    weights = biased_softmax(scores, bias, scale=scale)
     if training and dropout_p > 0:
         weights = dropout(weights, dropout_p)
     return F.matmul(weights, value), weights

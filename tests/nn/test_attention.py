@@ -346,3 +346,38 @@ def test_scaled_dot_product_attention_causal():
     want_w = _softmax(q @ k.transpose(0, 2, 1) / 2 + bias)
     np.testing.assert_allclose(weights.asnumpy(), want_w, rtol=1e-12)
     np.testing.assert_allclose(out.asnumpy(), want_w @ v, rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_scaled_masked_softmax_is_one_kernel_in_graph_mode(dtype):
+    """The scores' scaling, both masks and the softmax: one step (the biased_softmax
+    kernel), with numpy's values, forward and backward."""
+    rng = _rng(9)
+    mha = nn.MultiheadAttention(16, 4, dtype=ms.float64 if dtype == np.float64 else ms.float32)
+    causal = T(np.triu(np.ones((6, 6), bool), 1))
+    padding = np.zeros((2, 6), bool)
+    padding[1, -2:] = True
+
+    def attend(x):
+        return mha(x, x, x, attn_mask=causal, key_padding_mask=T(padding),
+                   average_attn_weights=False)
+
+    x = T(rng.standard_normal((6, 2, 16)).astype(dtype))
+    f = ms.jit(attend)
+    (out, weights), (want_out, want_weights) = f(x), attend(x)
+    (executable,) = f.cache.values()
+    labels = [s.label for s in executable.program.steps]
+    assert "ops.biased_softmax" in labels and not any("softmax" in s and s != "ops.biased_softmax"
+                                                      for s in labels), labels
+    kernel_step = executable.program.steps[labels.index("ops.biased_softmax")]
+    assert getattr(kernel_step.fn, "kernel", None) is not None   # the hand-written kernel ran
+    tol = {"rtol": 2e-5, "atol": 1e-6} if dtype == np.float32 else {"rtol": 1e-12, "atol": 1e-14}
+    np.testing.assert_allclose(weights.asnumpy(), want_weights.asnumpy(), **tol)
+    np.testing.assert_allclose(out.asnumpy(), want_out.asnumpy(), **tol)
+    assert (weights.asnumpy()[1, :, :, -2:] == 0).all()
+
+    def loss(x):
+        return ops.sum(attend(x)[0] ** 2)
+
+    np.testing.assert_allclose(ms.jit(ms.grad(loss))(x).asnumpy(), ms.grad(loss)(x).asnumpy(),
+                               **tol)
