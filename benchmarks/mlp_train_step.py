@@ -13,7 +13,6 @@ backward, the optimizer stays eager); jax = value_and_grad + tree_map update (ji
     python -m benchmarks.mlp_train_step --adapter minispore_graph
 """
 import itertools
-import time
 
 import numpy as np
 
@@ -45,19 +44,7 @@ def make_problem():
 
 def run_and_check(ctx, step, after_first_step=None):
     """The 50 check steps (warm-up included), then the median step time in ms."""
-    losses = []
-    for i in range(CHECK_STEPS):
-        t0 = time.perf_counter()
-        losses.append(float(step()))
-        if i == 0:
-            ctx.info["first_step_s"] = time.perf_counter() - t0
-            if after_first_step is not None:
-                after_first_step()
-    ctx.close("loss_first", losses[0], LOSS_FIRST, atol=5e-4)
-    ctx.close("loss_last", losses[-1], LOSS_LAST, atol=2e-3)
-    ctx.true("loss_decreased", losses[-1] < losses[0], f"{losses[0]:.4f} -> {losses[-1]:.4f}")
-    ctx.info.update(loss_first=losses[0], loss_last=losses[-1])
-    return ctx.time(step) * 1e3
+    return harness.check_and_time(ctx, step, CHECK_STEPS, LOSS_FIRST, LOSS_LAST, after_first_step)
 
 
 # ***** numpy *****
@@ -163,16 +150,7 @@ def torch_train_step(compile_loss):
         return torch.nn.functional.cross_entropy(h, target)
 
     loss_fn = torch.compile(loss_fn) if compile_loss else loss_fn
-    optimizer = torch.optim.SGD(params, lr=LR)
-
-    def step():
-        optimizer.zero_grad()
-        loss = loss_fn(data, target)
-        loss.backward()
-        optimizer.step()
-        return loss.detach()
-
-    return step
+    return harness.torch_train_step(loss_fn, torch.optim.SGD(params, lr=LR), data, target)
 
 
 @ADAPTERS.add("torch_eager", needs="torch")

@@ -13,8 +13,6 @@ the optimizer's parameters (graph: ms.jit on the train step); torch = nn.Transfo
 
     python -m benchmarks.transformer_block --adapter minispore_graph
 """
-import time
-
 import numpy as np
 
 from . import harness
@@ -55,18 +53,7 @@ def make_problem():
 
 def run_and_check(ctx, step, after_first_step=None):
     """The check steps (warm-up included), then the median step time in ms."""
-    losses = []
-    for i in range(CHECK_STEPS):
-        t0 = time.perf_counter()
-        losses.append(float(step()))
-        if i == 0:
-            ctx.info["first_step_s"] = time.perf_counter() - t0
-            if after_first_step is not None:
-                after_first_step()
-    ctx.close("loss_first", losses[0], LOSS_FIRST, atol=5e-4)
-    ctx.true("loss_decreased", losses[-1] < losses[0], f"{losses[0]:.4f} -> {losses[-1]:.4f}")
-    ctx.info.update(loss_first=losses[0], loss_last=losses[-1])
-    return ctx.time(step) * 1e3
+    return harness.check_and_time(ctx, step, CHECK_STEPS, LOSS_FIRST, None, after_first_step)
 
 
 # ***** minispore *****
@@ -123,16 +110,8 @@ def torch_step(compile_loss):
         return torch.nn.functional.mse_loss(layer(data), label)
 
     loss_fn = torch.compile(loss_fn) if compile_loss else loss_fn
-    optimizer = torch.optim.Adam(layer.parameters(), lr=LR)
-
-    def step():
-        optimizer.zero_grad()
-        loss = loss_fn(data, label)
-        loss.backward()
-        optimizer.step()
-        return loss.detach()
-
-    return step
+    return harness.torch_train_step(loss_fn, torch.optim.Adam(layer.parameters(), lr=LR),
+                                    data, label)
 
 
 @ADAPTERS.add("torch_eager", needs="torch")

@@ -134,7 +134,9 @@ class _LayerConfig(Cell):
     TransformerEncoder/Decoder can build more layers like one."""
 
     def _configure(self, d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-                   batch_first, norm_first, dtype):
+                   batch_first, norm_first, dtype, cross_attention):
+        """The arguments, then the sub-cells in MindSpore's order: self_attn (multihead_attn),
+        dense1, dense2, norm1, norm2 (norm3), dropout1, dropout2 (dropout3)."""
         who = type(self).__name__
         self.d_model = V.positive_int(d_model, "d_model", who)
         self.nhead = V.positive_int(nhead, "nhead", who)
@@ -145,6 +147,17 @@ class _LayerConfig(Cell):
         # the argument as given, for config(); not a child Cell (that is `activation`)
         object.__setattr__(self, "activation1", activation)
         self.activation = _activation(activation, who)
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
+                                            batch_first=batch_first, dtype=dtype)
+        if cross_attention:
+            self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
+                                                     batch_first=batch_first, dtype=dtype)
+        _feed_forward(self, d_model, dim_feedforward, dropout, dtype)
+        blocks = 3 if cross_attention else 2
+        for k in range(1, blocks + 1):
+            setattr(self, f"norm{k}", LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype))
+        for k in range(1, blocks + 1):
+            setattr(self, f"dropout{k}", Dropout(p=dropout))
 
     def config(self):
         return (self.d_model, self.nhead, self.dim_feedforward, self.dropout_num,
@@ -153,6 +166,9 @@ class _LayerConfig(Cell):
 
     def _ff_block(self, x, dropout_after):
         return dropout_after(self.dense2(self.dropout(self.activation(self.dense1(x)))))
+
+    def _sa_block(self, x, mask, key_padding_mask):
+        return self.dropout1(self._attention(self.self_attn, x, x, mask, key_padding_mask))
 
     def _attention(self, attn, x, mem, mask, key_padding_mask):
         return attn(x, mem, mem, attn_mask=mask, key_padding_mask=key_padding_mask,
@@ -182,14 +198,7 @@ class TransformerEncoderLayer(_LayerConfig):
                  layer_norm_eps=1e-5, batch_first=False, norm_first=False, dtype=float32):
         super().__init__()
         self._configure(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-                        batch_first, norm_first, dtype)
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
-                                            batch_first=batch_first, dtype=dtype)
-        _feed_forward(self, d_model, dim_feedforward, dropout, dtype)
-        self.norm1 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
-        self.norm2 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
-        self.dropout1 = Dropout(p=dropout)
-        self.dropout2 = Dropout(p=dropout)
+                        batch_first, norm_first, dtype, cross_attention=False)
 
     def construct(self, src, src_mask=None, src_key_padding_mask=None):
         _check_padding_mask(src_key_padding_mask, "TransformerEncoderLayer")
@@ -201,9 +210,6 @@ class TransformerEncoderLayer(_LayerConfig):
             x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask))
             x = self.norm2(x + self._ff_block(x, self.dropout2))
         return x
-
-    def _sa_block(self, x, mask, key_padding_mask):
-        return self.dropout1(self._attention(self.self_attn, x, x, mask, key_padding_mask))
 
 
 class TransformerDecoderLayer(_LayerConfig):
@@ -223,18 +229,7 @@ class TransformerDecoderLayer(_LayerConfig):
                  layer_norm_eps=1e-5, batch_first=False, norm_first=False, dtype=float32):
         super().__init__()
         self._configure(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-                        batch_first, norm_first, dtype)
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
-                                            batch_first=batch_first, dtype=dtype)
-        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
-                                                 batch_first=batch_first, dtype=dtype)
-        _feed_forward(self, d_model, dim_feedforward, dropout, dtype)
-        self.norm1 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
-        self.norm2 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
-        self.norm3 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
-        self.dropout1 = Dropout(p=dropout)
-        self.dropout2 = Dropout(p=dropout)
-        self.dropout3 = Dropout(p=dropout)
+                        batch_first, norm_first, dtype, cross_attention=True)
 
     def construct(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                   memory_key_padding_mask=None):
@@ -249,15 +244,26 @@ class TransformerDecoderLayer(_LayerConfig):
             x = self.norm3(x + self._ff_block(x, self.dropout3))
         return x
 
-    def _sa_block(self, x, mask, key_padding_mask):
-        return self.dropout1(self._attention(self.self_attn, x, x, mask, key_padding_mask))
-
     def _mha_block(self, x, memory, mask, key_padding_mask):
         return self.dropout2(self._attention(self.multihead_attn, x, memory, mask,
                                              key_padding_mask))
 
 
-class TransformerEncoder(Cell):
+class _Stack(Cell):
+    """`num_layers` layers configured like `layer` (each with its own weights), then `norm`."""
+
+    def _stack(self, layer, layer_class, num_layers, norm):
+        who = type(self).__name__
+        if not isinstance(layer, layer_class):
+            raise TypeError(f"{who}: the layer must be a {layer_class.__name__}, got "
+                            f"{type(layer).__name__}")
+        count = V.positive_int(num_layers, "num_layers", who)
+        self.layers = CellList([layer_class(*layer.config()) for _ in range(count)])
+        self.num_layers = num_layers
+        self.norm = norm
+
+
+class TransformerEncoder(_Stack):
     """`num_layers` encoder layers configured like `encoder_layer`, then `norm` if given.
 
         >>> enc = ms.nn.TransformerEncoder(ms.nn.TransformerEncoderLayer(8, 2, 16), 2)
@@ -267,13 +273,7 @@ class TransformerEncoder(Cell):
 
     def __init__(self, encoder_layer, num_layers, norm=None):
         super().__init__()
-        if not isinstance(encoder_layer, TransformerEncoderLayer):
-            raise TypeError("TransformerEncoder: encoder_layer must be a TransformerEncoderLayer")
-        self.layers = CellList([TransformerEncoderLayer(*encoder_layer.config())
-                                for _ in range(V.positive_int(num_layers, "num_layers",
-                                                              "TransformerEncoder"))])
-        self.num_layers = num_layers
-        self.norm = norm
+        self._stack(encoder_layer, TransformerEncoderLayer, num_layers, norm)
 
     def construct(self, src, src_mask=None, src_key_padding_mask=None):
         _check_padding_mask(src_key_padding_mask, "TransformerEncoder")
@@ -283,7 +283,7 @@ class TransformerEncoder(Cell):
         return self.norm(output) if self.norm is not None else output
 
 
-class TransformerDecoder(Cell):
+class TransformerDecoder(_Stack):
     """`num_layers` decoder layers configured like `decoder_layer`, then `norm` if given.
 
         >>> dec = ms.nn.TransformerDecoder(ms.nn.TransformerDecoderLayer(8, 2, 16), 2)
@@ -293,13 +293,7 @@ class TransformerDecoder(Cell):
 
     def __init__(self, decoder_layer, num_layers, norm=None):
         super().__init__()
-        if not isinstance(decoder_layer, TransformerDecoderLayer):
-            raise TypeError("TransformerDecoder: decoder_layer must be a TransformerDecoderLayer")
-        self.layers = CellList([TransformerDecoderLayer(*decoder_layer.config())
-                                for _ in range(V.positive_int(num_layers, "num_layers",
-                                                              "TransformerDecoder"))])
-        self.num_layers = num_layers
-        self.norm = norm
+        self._stack(decoder_layer, TransformerDecoderLayer, num_layers, norm)
 
     def construct(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                   memory_key_padding_mask=None):
