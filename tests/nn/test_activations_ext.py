@@ -180,3 +180,18 @@ def test_activations_fuse_into_one_kernel_in_graph_mode(cells):
     (executable,) = f.cache.values()
     labels = [s.label for s in executable.program.steps]
     assert len(labels) == 1 and labels[0].startswith("fused kernel"), labels
+
+
+def test_primitive_classes_call_the_functions():
+    x = _input(np.float32)
+    t = T(x)
+    for got, want in [
+        (ops.CeLU(2.0)(t), ops.celu(t, 2.0)), (ops.Elu(0.5)(t), ops.elu(t, 0.5)),
+        (ops.GLU(0)(t), ops.glu(t, 0)), (ops.HShrink(0.3)(t), ops.hardshrink(t, 0.3)),
+        (ops.SoftShrink(0.3)(t), ops.softshrink(t, 0.3)), (ops.FastGeLU()(t), ops.fast_gelu(t)),
+        (ops.FastGelu()(t), ops.fast_gelu(t)), (ops.HSigmoid()(t), ops.hardsigmoid(t)),
+        (ops.HSwish()(t), ops.hardswish(t)), (ops.Mish()(t), ops.mish(t)),
+        (ops.SeLU()(t), ops.selu(t)), (ops.Softsign()(t), ops.softsign(t)),
+        (ops.PReLU()(t, T(np.full(4, 0.2, np.float32))), ops.prelu(t, T(np.full(4, 0.2, np.float32)))),
+    ]:
+        np.testing.assert_array_equal(got.asnumpy(), want.asnumpy())
