@@ -8,7 +8,8 @@ The package is layered, each layer importing only those below it (README, "How i
 context, core, common, ops, grad, compiler, fallback, graph_mode, nn, amp and experimental,
 train and dataset; mint and numpy are namespaces over ops and nn.
 """
-from . import amp, common, context, dataset, experimental, fallback, nn, ops, train  # noqa: F401
+from . import (amp, common, context, dataset, experimental, fallback, nn, ops,  # noqa: F401
+               profiler, train)
 from . import mint, numpy  # noqa: F401  (MindSpore's mint and numpy namespaces)
 from .amp import build_train_network  # noqa: F401
 from .common.seed import get_seed, set_seed  # noqa: F401
@@ -17,16 +18,19 @@ from .context import (COMPATIBLE, GRAPH_MODE, LAX, PYNATIVE_MODE, STRICT,  # noq
 from .core import dtype  # noqa: F401
 from .core.dtype import (Type, bfloat16, bool_, float16, float32, float64, int8,  # noqa: F401
                          int16, int32, int64, uint8)
+from .core.interop import from_dlpack  # noqa: F401
 from .core.memory import tune_allocator as _tune_allocator
 from .core.parameter import Parameter, ParameterTuple  # noqa: F401
 from .core.tensor import Tensor  # noqa: F401
 from .grad import (GradOperation, grad, hessian, jacfwd, jacrev, jvp,  # noqa: F401
                    value_and_grad, vjp, vmap)
+from .export import export, load  # noqa: F401
 from .graph_mode import explain, jit, ms_function, mutable  # noqa: F401
 from .train import (Callback, CheckpointConfig, DynamicLossScaleManager,  # noqa: F401
                     FixedLossScaleManager, LossMonitor, LossScaleManager, Model, ModelCheckpoint,
                     RunContext, TimeMonitor, load_checkpoint, load_param_into_net,
                     save_checkpoint)
+from .profiler import Profiler  # noqa: F401
 from .version import __version__  # noqa: F401
 
 _tune_allocator()

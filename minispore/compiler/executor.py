@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 
-from ..context import device
+from ..context import device, profiling
 from ..core.errors import OpError, OpShapeError, OpTypeError, with_context
 from ..ops.primitive import aval_of
 
@@ -30,6 +30,12 @@ class Step:
         self.nodes = nodes  # the graph nodes it computes: one, or a fused group's
         self.release = ()
         self.in_place = None  # the primitive's in_place, on a step that may reuse its input 0
+
+    def calling(self, fn):
+        """This step with `fn` in place of its function (a profiler's timed wrapper)."""
+        step = Step(fn, self.ins, self.outs, self.attrs, self.multiple, self.label, self.nodes)
+        step.release = self.release
+        return step
 
 
 # sys.getrefcount of a donated buffer held only by its state tensor, the caller's input list,
@@ -110,6 +116,12 @@ class Program:
             step.release = tuple(per_step.get(i, ()))
 
     def run(self, inputs):
+        if profiling.active is not None:
+            return profiling.active.run_program(self, inputs)
+        return self.run_steps(inputs, self.plain_steps)
+
+    def run_steps(self, inputs, plain_steps):
+        """Run with `plain_steps` (the program's own, or a profiler's timed copies of them)."""
         env = [None] * self.n_slots
         for s, value in self.consts:
             env[s] = value
@@ -118,7 +130,7 @@ class Program:
         value = None  # a reference left here would count as another holder of a donated buffer
         xp = device.xp()
         get = env.__getitem__  # map(get, ins) is cheaper than a list comprehension per step
-        for step in self.plain_steps:
+        for step in plain_steps:
             try:
                 result = step.fn(xp, *map(get, step.ins), **step.attrs)
             except Exception as e:

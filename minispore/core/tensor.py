@@ -88,8 +88,47 @@ class Tensor:
         return self._host("asnumpy()")
 
     def __array__(self, dtype=None, copy=None):
+        """numpy 2's protocol: `copy=None` shares memory where it can (a CPU tensor of the
+        asked dtype), `copy=True` always copies, `copy=False` refuses to copy."""
+        shares = device.namespace_of(self._data) is np and (dtype is None
+                                                             or np.dtype(dtype) == self._data.dtype)
+        if copy is False and not shares:
+            raise ValueError(f"np.asarray(tensor, copy=False): a {self.dtype} tensor on "
+                             f"{'the GPU' if device.namespace_of(self._data) is not np else 'the host'}"
+                             f" cannot be read as {np.dtype(dtype) if dtype else 'numpy'} without a copy")
         a = self._host("np.asarray(tensor)")
-        return a if dtype is None else a.astype(dtype)
+        if dtype is not None:
+            a = a.astype(dtype, copy=False)
+        return a.copy() if copy and shares else a
+
+    # ----- zero-copy exchange (DLPack, numpy) -----
+    @classmethod
+    def from_numpy(cls, array: np.ndarray) -> "Tensor":
+        """A Tensor sharing `array`'s memory (MindSpore's `Tensor.from_numpy`): writes through
+        either are seen by the other. A non-C-contiguous array is copied first, as MindSpore does,
+        and with device_target="GPU" the values are uploaded (device memory cannot alias it).
+
+            >>> a = np.zeros(3, np.float32); t = ms.Tensor.from_numpy(a); a[0] = 5.0
+            >>> t.asnumpy()[0]
+            5.0
+        """
+        if not isinstance(array, np.ndarray):
+            raise TypeError(f"Tensor.from_numpy: expects a numpy array, got {type(array).__name__}")
+        from_np(array.dtype)  # refuses dtypes minispore does not support
+        return cls._wrap(device.to_device(np.ascontiguousarray(array)))
+
+    def __dlpack__(self, *args, **kwargs):
+        """Export the data by DLPack without a copy (`np.from_dlpack(t)`, `torch.from_dlpack(t)`)."""
+        return self._host_or_device("__dlpack__").__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._host_or_device("__dlpack_device__").__dlpack_device__()
+
+    def _host_or_device(self, reason):
+        """The concrete array (numpy or CuPy) behind the tensor, without moving it."""
+        if is_symbolic(self._data):
+            return host_value(self, reason)
+        return self._data
 
     def item(self):
         a = self._host("item()")

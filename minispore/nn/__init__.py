@@ -29,13 +29,32 @@ from .learning_rate_schedule import (  # noqa: F401
 from .loss import (  # noqa: F401
                    BCELoss,
                    BCEWithLogitsLoss,
+                   CosineEmbeddingLoss,
                    CrossEntropyLoss,
+                   CTCLoss,
+                   DiceLoss,
+                   FocalLoss,
+                   GaussianNLLLoss,
+                   HingeEmbeddingLoss,
+                   HuberLoss,
+                   KLDivLoss,
                    L1Loss,
                    LossBase,
+                   MAELoss,
+                   MarginRankingLoss,
                    MSELoss,
+                   MultiClassDiceLoss,
+                   MultiLabelSoftMarginLoss,
+                   MultilabelMarginLoss,
+                   MultiMarginLoss,
                    NLLLoss,
+                   PoissonNLLLoss,
+                   RMSELoss,
                    SmoothL1Loss,
+                   SoftMarginLoss,
                    SoftmaxCrossEntropyWithLogits,
+                   TripletMarginLoss,
+                   TripletMarginWithDistanceLoss,
 )
 from .optim import (  # noqa: F401
                    ASGD,
@@ -56,6 +75,7 @@ from .optim import (  # noqa: F401
                    Rprop,
 )
 from .clip import ClipByNorm  # noqa: F401
+from .graph_cell import GraphCell  # noqa: F401
 from .loss_scale import (DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell,  # noqa: F401
                          TrainOneStepWithLossScaleCell)
 from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell  # noqa: F401

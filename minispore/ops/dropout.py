@@ -1,11 +1,12 @@
-"""Dropout: a random keep-mask primitive, and the dropout function that scales by it."""
+"""Dropout: a random keep-mask primitive, and the dropout functions that scale by it
+(elementwise, or whole channels for dropout1d/2d/3d)."""
 from ..core import seed as random_state
 from . import batching as B
 from . import functional as F
 from .arguments import as_tensor, op_error
 from .primitive import OpTypeError, Primitive
 
-__all__ = ["dropout"]
+__all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d"]
 
 
 def _dropout_mask_impl(xp, x, p, seed):
@@ -37,13 +38,43 @@ def dropout(input, p=0.5, training=True, seed=None):
         >>> ops.dropout(ms.Tensor(np.ones(4, np.float32)), p=0.5).asnumpy().tolist()  # random
         [2.0, 0.0, 2.0, 0.0]
     """
+    return _dropout("dropout", input, p, training, seed, spatial=0)
+
+
+def _dropout(op, input, p, training, seed, spatial):
+    """x times a keep-mask: one entry per element (spatial=0), or per (sample, channel) of an
+    (N, C, *spatial) or (C, *spatial) input, broadcast over the spatial axes."""
     x = as_tensor(input)
+    if spatial and x.ndim not in (spatial + 1, spatial + 2):
+        raise op_error(op, (x,), f"input must have {spatial + 1} or {spatial + 2} dimensions")
     if not 0.0 <= p <= 1.0:
-        raise ValueError(f"ops.dropout: p must be in [0, 1], got {p}")
+        raise ValueError(f"ops.{op}: p must be in [0, 1], got {p}")
     if not training or p == 0.0:
         return x
     if p == 1.0:
         return F.mul(x, 0.0)
     if not x.dtype.is_float:
-        raise op_error("dropout", (x,), "input must be a float tensor", OpTypeError)
-    return F.mul(x, dropout_mask(x, p=float(p), seed=None if seed is None else int(seed)))
+        raise op_error(op, (x,), "input must be a float tensor", OpTypeError)
+    # a channel mask's shape comes from a size-1 slice of the spatial axes (values unread)
+    template = x[(Ellipsis,) + (slice(0, 1),) * spatial] if spatial else x
+    return F.mul(x, dropout_mask(template, p=float(p), seed=None if seed is None else int(seed)))
+
+
+def dropout1d(input, p=0.5, training=True):
+    """Channel dropout of (N, C, L) or (C, L) inputs: each channel zeroed with probability p,
+    the others scaled by 1 / (1 - p) (training only)."""
+    return _dropout("dropout1d", input, p, training, None, 1)
+
+
+def dropout2d(input, p=0.5, training=True):
+    """Channel dropout of (N, C, H, W) or (C, H, W) inputs (see dropout1d).
+
+        >>> ops.dropout2d(ops.ones((2, 3, 4, 4)), 0.5).shape
+        (2, 3, 4, 4)
+    """
+    return _dropout("dropout2d", input, p, training, None, 2)
+
+
+def dropout3d(input, p=0.5, training=True):
+    """Channel dropout of (N, C, D, H, W) or (C, D, H, W) inputs (see dropout1d)."""
+    return _dropout("dropout3d", input, p, training, None, 3)

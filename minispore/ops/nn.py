@@ -11,6 +11,9 @@
     dropout         dropout
     loss            cross_entropy, nll_loss, softmax_cross_entropy_with_logits, binary
                     cross-entropy, kl_div, mse_loss, l1_loss, smooth_l1_loss
+    loss_ext        huber, soft margin, margin ranking, hinge/cosine embedding, triplet,
+                    multi margin, multilabel soft margin, gaussian nll
+    ctc             ctc_loss (the alpha/beta recursions as primitives)
 
 `window` holds the sliding-window geometry that conv and pool share, `arguments` the argument
 checks of the user-facing functions.
@@ -19,7 +22,9 @@ from .activation import *
 from .activation_ext import *
 from .attention import *
 from .conv import *
+from .ctc import *
 from .dropout import *
 from .loss import *
+from .loss_ext import *
 from .normalization import *
 from .pool import *

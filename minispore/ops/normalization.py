@@ -1,10 +1,11 @@
-"""Normalisation: batch_norm (with its running statistics) and layer_norm, exact composites."""
+"""Normalisation: batch_norm (with its running statistics), layer_norm, group_norm, instance
+statistics and lrn, exact composites (their gradients come from the ops they are made of)."""
 import numpy as np
 
 from . import functional as F
 from .arguments import as_tensor, op_error
 
-__all__ = ["batch_norm", "layer_norm"]
+__all__ = ["batch_norm", "group_norm", "layer_norm", "lrn"]
 
 
 def batch_norm(input_x, running_mean, running_var, weight, bias, training=False, momentum=0.1,
@@ -88,3 +89,83 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if bias is not None:
         y = F.add(y, bias)
     return y
+
+
+def _normalized(x, axes, eps):
+    """(x - mean) / sqrt(biased var + eps) over `axes`, and the mean and var (kept axes)."""
+    mean = F.mean(x, axes, True)
+    centered = F.sub(x, mean)
+    var = F.mean(F.mul(centered, centered), axes, True)
+    return F.mul(centered, F.rsqrt(F.add(var, eps))), mean, var
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Group normalisation of an (N, C, *) input: the C channels split into `num_groups`
+    groups, each normalised over its channels and the spatial axes (biased variance), then
+    * weight + bias per channel (shape (C,), or None).
+
+        >>> x = ms.Tensor(np.arange(8.0).reshape(1, 4, 2))
+        >>> ops.group_norm(x, 2).asnumpy()[0, :, 0].round(3).tolist()
+        [-1.342, 0.447, -1.342, 0.447]
+    """
+    x = as_tensor(input)
+    if x.ndim < 2 or isinstance(num_groups, bool) or not isinstance(num_groups, (int, np.integer)) \
+            or num_groups <= 0 or x.shape[1] % num_groups:
+        raise op_error("group_norm", (x,), f"input must be (N, C, ...) with C divisible by "
+                       f"num_groups={num_groups!r}")
+    n, channels = x.shape[0], x.shape[1]
+    grouped = F.reshape(x, (n, int(num_groups), -1))
+    y = F.reshape(_normalized(grouped, (2,), eps)[0], x.shape)
+    per_channel = (channels,) + (1,) * (x.ndim - 2)
+    if weight is not None:
+        y = F.mul(y, F.reshape(weight, per_channel))
+    if bias is not None:
+        y = F.add(y, F.reshape(bias, per_channel))
+    return y
+
+
+def instance_norm(x, weight, bias, running_mean, running_var, training, momentum, eps):
+    """Instance normalisation of an (N, C, *) input: each (sample, channel) plane normalised
+    over its spatial axes (biased variance), * weight + bias per channel. training=True also
+    updates running_mean / running_var (shape (C,)) with the batch average of the instance
+    statistics: running = (1 - momentum) * running + momentum * statistic (unbiased variance),
+    MindSpore's InstanceNorm rule. The layers nn.InstanceNorm1d/2d/3d call this."""
+    spatial = tuple(range(2, x.ndim))
+    y, mean, var = _normalized(x, spatial, eps)
+    if training:
+        count = int(np.prod(x.shape[2:]))
+        _update_running(running_mean, F.mean(mean, (0,)), momentum, 1.0)
+        _update_running(running_var, F.mean(var, (0,)), momentum,
+                        count / (count - 1) if count > 1 else 1.0)
+    per_channel = (x.shape[1],) + (1,) * (x.ndim - 2)
+    return F.add(F.mul(y, F.reshape(weight, per_channel)), F.reshape(bias, per_channel))
+
+
+def lrn(x, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, norm_region="ACROSS_CHANNELS"):
+    """Local response normalisation across the channels of an (N, C, H, W) input:
+    b_c = a_c * (bias + alpha * sum_{|c' - c| <= depth_radius} a_{c'}^2) ^ -beta, the sum
+    clipped to the existing channels (alpha is not divided by the window size, as in
+    MindSpore and TensorFlow).
+
+        >>> x = ms.Tensor(np.array([[[[0.1], [0.2]], [[0.3], [0.4]]]], np.float32))
+        >>> ops.lrn(x).asnumpy().ravel().round(6).tolist()
+        [0.095346, 0.182574, 0.286039, 0.365148]
+    """
+    x = as_tensor(x)
+    if norm_region != "ACROSS_CHANNELS":
+        raise ValueError(f"ops.lrn: norm_region must be 'ACROSS_CHANNELS', got {norm_region!r}")
+    if isinstance(depth_radius, bool) or not isinstance(depth_radius, (int, np.integer)) \
+            or depth_radius < 0:
+        raise TypeError(f"ops.lrn: depth_radius must be a non-negative int, got {depth_radius!r}")
+    if x.ndim != 4 or not x.dtype.is_float:
+        raise op_error("lrn", (x,), "input must be a float (N, C, H, W) tensor")
+    channels = x.shape[1]
+    squares = F.mul(x, x)
+    # the window sum as a sum of shifted channel slices: elementwise adds, which fuse
+    window = squares
+    for shift in range(1, min(int(depth_radius), channels - 1) + 1):
+        zeros = F.zeros_like(squares[:, :shift])
+        below = F.concat((squares[:, shift:], zeros), 1)           # a_{c + shift}^2
+        above = F.concat((zeros, squares[:, :channels - shift]), 1)  # a_{c - shift}^2
+        window = F.add(window, F.add(below, above))
+    return F.mul(x, F.pow(F.add(F.mul(window, float(alpha)), float(bias)), -float(beta)))

@@ -16,7 +16,8 @@ from .primitive import OpShapeError
 
 __all__ = ["dot", "vdot", "inner", "outer", "ger", "kron", "cross", "tensordot", "mm", "mv",
            "addmv", "addbmm", "baddbmm", "addr", "vecdot", "batch_dot", "matrix_power", "pinv",
-           "normalize", "cosine_similarity", "pairwise_distance", "cdist", "embedding", "vander"]
+           "normalize", "cosine_similarity", "pairwise_distance", "cdist", "embedding", "vander",
+           "bidense"]
 
 
 def tensordot(x1, x2, axes):
@@ -260,3 +261,29 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         rows = F.where(padding, F.stop_gradient(rows), rows)
     return rows
 
+
+
+def bidense(input1, input2, weight, bias=None):
+    """The bilinear map y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j]
+    (+ bias[o]) of (*, in1) and (*, in2) inputs and an (out, in1, in2) weight: one matmul,
+    then an elementwise product and a sum.
+
+        >>> w = ms.Tensor(np.ones((2, 3, 4), np.float32))
+        >>> ops.bidense(ops.ones((5, 3)), ops.ones((5, 4)), w).shape
+        (5, 2)
+    """
+    x1, x2, w = as_tensor(input1), as_tensor(input2), as_tensor(weight)
+    if w.ndim != 3 or x1.ndim < 1 or x1.shape[-1] != w.shape[1] or x2.shape[-1] != w.shape[2] \
+            or tuple(x1.shape[:-1]) != tuple(x2.shape[:-1]):
+        raise op_error("bidense", (x1, x2, w), "needs (*, in1), (*, in2) and an (out, in1, in2) "
+                       "weight", OpShapeError)
+    out, in1, in2 = w.shape
+    batch = tuple(x1.shape[:-1])
+    # (M, in1) @ (in1, out * in2): every output's row of x1^T W at once
+    left = F.matmul(F.reshape(x1, (-1, in1)),
+                    F.reshape(F.transpose(w, (1, 0, 2)), (in1, out * in2)))
+    y = F.sum(F.mul(F.reshape(left, (-1, out, in2)), F.expand_dims(F.reshape(x2, (-1, in2)), 1)),
+              2)
+    if bias is not None:
+        y = F.add(y, bias)
+    return F.reshape(y, batch + (out,))

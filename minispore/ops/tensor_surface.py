@@ -12,7 +12,6 @@ recorded for gradients).
 """
 import numpy as np
 
-from ..context import device
 from ..core.tensor import Tensor
 from . import array
 from . import functional as F
@@ -215,12 +214,6 @@ def _stride(self, dim=None):
     """Element steps between neighbours along each axis (or along `dim`)."""
     steps = tuple(s // self.itemsize for s in _strides(self))
     return steps if dim is None else steps[dim]
-
-
-def _from_numpy(array):
-    """A Tensor sharing `array`'s memory (on the CPU; no copy)."""
-    array = np.asarray(array)
-    return Tensor._wrap(array if device.current_xp is np else device.to_device(array))
 
 
 def _fill_value(self, value):
@@ -446,4 +439,3 @@ def attach(cls=Tensor):
         setattr(cls, name, _in_place(compute))
     for name, getter in _PROPERTIES.items():
         setattr(cls, name, property(getter))
-    cls.from_numpy = staticmethod(_from_numpy)

@@ -152,7 +152,7 @@ class CallbackList(Callback):
         stack, self._stack = self._stack, None
         return stack.__exit__(*exc_info)
 
-    def _each(hook):
+    def _each(hook: str):  # type: ignore[misc]  # runs in the class body: one forwarding method
         def call(self, run_context):
             for cb in self.callbacks:
                 getattr(cb, hook)(run_context)

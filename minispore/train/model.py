@@ -158,7 +158,8 @@ class Model:
                 names the epochs to evaluate after, e.g. [1, 5].
             valid_dataset_sink_mode: accepted for MindSpore compatibility (see
                 dataset_sink_mode).
-            The other arguments are those of `train`.
+
+        The other arguments are those of `train`.
 
         Each evaluation runs between the epoch's last step and on_train_epoch_end, whose
         cb_params then hold `metrics` (what `eval` returns) and `eval_results` (the same plus

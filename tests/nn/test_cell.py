@@ -32,8 +32,8 @@ def test_hierarchical_parameter_names():
     net = Net()
     paths = [name for name, _ in net.parameters_and_names()]
     assert paths == ["block.scale", "block.explicit", "block.fc1.weight", "block.fc1.bias",
-                     "block.bn.gamma", "block.bn.beta", "block.bn.moving_mean",
-                     "block.bn.moving_variance", "head.weight", "head.bias"]
+                     "block.bn.moving_mean", "block.bn.moving_variance", "block.bn.gamma",
+                     "block.bn.beta", "head.weight", "head.bias"]
     # a name given explicitly survives until the cell is nested: then the path names it
     assert Block().explicit.name == "my_name"
     assert [p.name for p in net.get_parameters()] == paths

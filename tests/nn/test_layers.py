@@ -232,8 +232,11 @@ def test_pooling_errors():
 
 def test_batchnorm_training_statistics_and_moving_update():
     bn = nn.BatchNorm2d(3, momentum=0.9, eps=1e-5, dtype=ms.float64).set_train()
-    assert [p.name for p in bn.get_parameters()] == ["gamma", "beta", "moving_mean",
-                                                    "moving_variance"]
+    # MindSpore's order and names (issue 13): the statistics first, named 'mean' and
+    # 'variance' until a parent prefixes them by their attribute path
+    assert [p.name for p in bn.get_parameters()] == ["mean", "variance", "gamma", "beta"]
+    assert [n for n, _ in bn.parameters_and_names()] == ["moving_mean", "moving_variance",
+                                                         "gamma", "beta"]
     assert not bn.moving_mean.requires_grad and bn.gamma.requires_grad
     x1, x2 = randn(4, 3, 2, 2) * 2 + 1, randn(4, 3, 2, 2) - 3
     moving_mean, moving_var = np.zeros(3), np.ones(3)

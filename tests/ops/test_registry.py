@@ -35,7 +35,7 @@ from typing import NamedTuple
 import numpy as np
 import pytest
 from helpers import assert_close, numeric_grad, run_in_mode, to_numpy
-from ops import surface_samples  # tests/ is on sys.path (the conftest's folder)
+from ops import ctc_samples, surface_samples  # tests/ is on sys.path (the conftest's folder)
 
 import minispore as ms
 from minispore.ops.indexing import parse_index
@@ -355,6 +355,11 @@ FIRST_ORDER_ONLY = {
     "while_loop_vjp": "the backward of a graph loop: a second-order rule would need every "
                       "iteration's values inside the graph, whose shapes are static",
 }
+
+# The CTC loss's primitives (ops.ctc) keep their samples in a module of their own.
+SAMPLES.update(ctc_samples.recipes(sys.modules[__name__]))
+NO_GRADIENT |= ctc_samples.NO_GRADIENT
+FIRST_ORDER_ONLY.update(ctc_samples.FIRST_ORDER_ONLY)
 
 
 # ***** machinery *****

@@ -76,6 +76,7 @@ def _batch_norm(base):
 
 BatchNorm1d = _batch_norm(_nn.BatchNorm1d)
 BatchNorm2d = _batch_norm(_nn.BatchNorm2d)
+BatchNorm3d = _batch_norm(_nn.BatchNorm3d)
 
 
 class Flatten(_nn.Flatten):

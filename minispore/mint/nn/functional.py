@@ -19,6 +19,7 @@ _FORWARDED = {
     "hardshrink", "softshrink", "tanhshrink", "mse_loss", "l1_loss", "smooth_l1_loss",
     "kl_div", "binary_cross_entropy", "cross_entropy", "nll_loss", "soft_margin_loss",
     "cosine_embedding_loss", "embedding", "normalize", "layer_norm", "batch_norm",
+    "group_norm",
 }
 
 

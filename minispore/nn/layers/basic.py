@@ -130,11 +130,14 @@ class Embedding(Cell):
         vocab_size, embedding_size: rows and columns of the table `embedding_table`.
         use_one_hot: compute the lookup as one_hot(ids) @ table.
         embedding_table: initializer of the table (default 'normal', sigma 0.01).
-        padding_idx: a row initialised to zeros (its gradient is not masked).
+        padding_idx: a row initialised to zeros (its gradient is not masked, as in MindSpore).
+        max_norm, norm_type: when max_norm is given, looked-up vectors whose norm_type norm
+            exceeds it are scaled down to norm max_norm (the table itself is not changed;
+            the norm is not differentiated, as PyTorch's renormalisation is not).
     """
 
     def __init__(self, vocab_size, embedding_size, use_one_hot=False, embedding_table="normal",
-                 dtype=None, padding_idx=None):
+                 dtype=None, padding_idx=None, max_norm=None, norm_type=2.0):
         super().__init__()
         self.vocab_size = V.positive_int(vocab_size, "vocab_size", "Embedding")
         self.embedding_size = V.positive_int(embedding_size, "embedding_size", "Embedding")
@@ -148,7 +151,9 @@ class Embedding(Cell):
             data = table.asnumpy().copy()
             data[padding_idx] = 0
             table.set_data(Tensor(data))
-        self.padding_idx = padding_idx
+        if max_norm is not None:
+            V.number_in(max_norm, "max_norm", "Embedding", 0.0, float("inf"), low_open=True)
+        self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
         self.embedding_table = table
 
     def construct(self, ids):
@@ -157,8 +162,14 @@ class Embedding(Cell):
         if self.use_one_hot:
             flat = F.one_hot(F.reshape(ids, (-1,)), self.vocab_size, 1.0, 0.0)
             out = F.matmul(F.cast(flat, self.embedding_table.dtype), self.embedding_table)
-            return F.reshape(out, tuple(ids.shape) + (self.embedding_size,))
-        return F.gather(self.embedding_table, ids, 0)
+            rows = F.reshape(out, tuple(ids.shape) + (self.embedding_size,))
+        else:
+            rows = F.gather(self.embedding_table, ids, 0)
+        if self.max_norm is not None:
+            norms = F.stop_gradient(F.vector_norm(rows, self.norm_type, -1, True))
+            rows = F.mul(rows, F.minimum(F.div(float(self.max_norm), F.maximum(norms, 1e-7)),
+                                         1.0))
+        return rows
 
     def extend_repr(self):
         return f"vocab_size={self.vocab_size}, embedding_size={self.embedding_size}"

@@ -1,4 +1,4 @@
-"""SequentialCell and CellList: cells kept in order, named by position ('0', '1'...) or by key.
+"""SequentialCell, CellList and CellDict: cells kept in order, named by position ('0', '1'...) or by key.
 
     >>> import minispore as ms
     >>> net = ms.nn.SequentialCell([ms.nn.Dense(4, 8), ms.nn.ReLU(), ms.nn.Dense(8, 2)])
@@ -129,3 +129,77 @@ class CellList(_OrderedCells):
     def __init__(self, args=None):
         super().__init__()
         self._set_entries([(None, c) for c in (args or [])])
+
+
+class CellDict(Cell):
+    """Cells by name, in insertion order; the enclosing Cell registers their parameters
+    (named `<key>.<path>`). Takes a dict, or an iterable of (key, Cell) pairs.
+
+        >>> import minispore as ms
+        >>> heads = ms.nn.CellDict({"a": ms.nn.Dense(2, 3), "b": ms.nn.Dense(2, 1)})
+        >>> list(heads.keys()), [p.name for p in heads.get_parameters()][:2]
+        (['a', 'b'], ['a.weight', 'a.bias'])
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+        if len(args) > 1:
+            raise TypeError(f"CellDict takes at most one positional argument, got {len(args)}")
+        self.update(args[0] if args else {})
+        self.update(kwargs)
+
+    def _add(self, key, cell):
+        if not isinstance(key, str):
+            raise TypeError(f"CellDict: keys must be str, got {type(key).__name__}")
+        if not isinstance(cell, Cell):
+            raise TypeError(f"CellDict: values must be Cells, got {type(cell).__name__} for "
+                            f"key {key!r}")
+        if key in dir(Cell) or key in self.__dict__:
+            raise KeyError(f"CellDict: the key {key!r} is an attribute name of the Cell")
+        self.insert_child_to_cell(key, cell)
+        cell.update_parameters_name(key + ".")
+
+    def __getitem__(self, key):
+        return self._cells[key]
+
+    def __setitem__(self, key, cell):
+        self._add(key, cell)
+
+    def __delitem__(self, key):
+        del self._cells[key]
+
+    def __len__(self):
+        return len(self._cells)
+
+    def __iter__(self):
+        return iter(list(self._cells))
+
+    def __contains__(self, key):
+        return key in self._cells
+
+    def keys(self):
+        return list(self._cells.keys())
+
+    def values(self):
+        return list(self._cells.values())
+
+    def items(self):
+        return list(self._cells.items())
+
+    def clear(self):
+        self._cells.clear()
+
+    def pop(self, key):
+        """Remove the Cell at `key` and return it."""
+        return self._cells.pop(key)
+
+    def update(self, cells):
+        """Add (or replace) the Cells of a dict, a CellDict or an iterable of (key, Cell)."""
+        pairs = cells.items() if isinstance(cells, (dict, CellDict)) else cells
+        for entry in pairs:
+            if not isinstance(entry, (tuple, list)) or len(entry) != 2:
+                raise TypeError(f"CellDict.update: expected (key, Cell) pairs, got {entry!r}")
+            self._add(*entry)
+
+    def construct(self, *inputs):
+        raise NotImplementedError("CellDict is a container: call its Cells, not the dict")

@@ -7,9 +7,9 @@
 
 Each Cell is a thin front for the `ops` function of the same name, which holds the formula.
 """
-from ..ops import functional as F
-from . import validation as V
-from .cell import Cell
+from ...ops import functional as F
+from .. import validation as V
+from ..cell import Cell
 
 _REDUCTIONS = ("mean", "sum", "none")
 

@@ -1,0 +1,61 @@
+"""MindSpore's Primitive classes of the normalisation, channel-dropout and loss families
+(`ops.LRN()(x)`, `ops.CTCLossV2(blank=0)(log_probs, targets, input_lengths, target_lengths)`),
+each a front for the `ops` function holding the formula.
+
+    >>> ops.SoftMarginLoss()(ms.Tensor([[0.3, 0.7]]), ms.Tensor([[-1.0, 1.0]])).shape
+    ()
+"""
+from . import functional as F
+from .classes_ext import _configured_class
+
+
+def _channel_dropout_and_mask(dropout, keep_prob, x):
+    """(x with whole channels dropped, the bool keep-mask), as Dropout2D/3D return them."""
+    scaled = dropout(F.ones_like(x), 1.0 - keep_prob)
+    return F.mul(x, scaled), F.greater(scaled, 0)
+
+
+def _nll_and_total_weight(self, logits, labels, weight):
+    """NLLLoss's (loss, total_weight): the weights of the labels that count, summed."""
+    counted = F.cast(F.not_equal(labels, self.ignore_index), weight.dtype)
+    safe = F.where(F.not_equal(labels, self.ignore_index), labels, F.zeros_like(labels))
+    total_weight = F.sum(F.mul(F.gather(weight, safe, 0), counted))
+    return (F.nll_loss(logits, labels, weight, self.ignore_index, self.reduction),
+            total_weight)
+
+
+CONFIGURED = {
+    "LRN": ({"depth_radius": 5, "bias": 1.0, "alpha": 1.0, "beta": 0.5,
+             "norm_region": "ACROSS_CHANNELS"},
+            lambda self, x: F.lrn(x, self.depth_radius, self.bias, self.alpha, self.beta,
+                                  self.norm_region)),
+    "Dropout2D": ({"keep_prob": 0.5},
+                  lambda self, x: _channel_dropout_and_mask(F.dropout2d, self.keep_prob, x)),
+    "Dropout3D": ({"keep_prob": 0.5},
+                  lambda self, x: _channel_dropout_and_mask(F.dropout3d, self.keep_prob, x)),
+    "SoftMarginLoss": ({"reduction": "mean"},
+                       lambda self, x, y: F.soft_margin_loss(x, y, self.reduction)),
+    "KLDivLoss": ({"reduction": "mean"}, lambda self, x, y: F.kl_div(x, y, self.reduction)),
+    "SmoothL1Loss": ({"beta": 1.0, "reduction": "none"},
+                     lambda self, x, y: F.smooth_l1_loss(x, y, self.beta, self.reduction)),
+    "BCEWithLogitsLoss": ({"reduction": "mean"},
+                          lambda self, x, y, weight, pos_weight:
+                          F.binary_cross_entropy_with_logits(x, y, weight, pos_weight,
+                                                             self.reduction)),
+    "NLLLoss": ({"reduction": "mean", "ignore_index": -100}, _nll_and_total_weight),
+    "MultiMarginLoss": ({"p": 1, "margin": 1.0, "reduction": "mean"},
+                        lambda self, x, target, weight=None: F.multi_margin_loss(
+                            x, target, self.p, self.margin, weight, self.reduction)),
+    "TripletMarginLoss": ({"p": 2, "swap": False, "eps": 1e-06, "reduction": "mean"},
+                          lambda self, x, positive, negative, margin: F.triplet_margin_loss(
+                              x, positive, negative, margin, self.p, self.eps, self.swap,
+                              self.reduction)),
+    "CTCLossV2": ({"blank": 0, "reduction": "none", "zero_infinity": False},
+                  lambda self, log_probs, targets, input_lengths, target_lengths: F.ctc_loss(
+                      log_probs, targets, input_lengths, target_lengths, self.blank,
+                      self.reduction, self.zero_infinity)),
+}
+
+__all__ = sorted(CONFIGURED)
+for _name, (_defaults, _call) in CONFIGURED.items():
+    globals()[_name] = _configured_class(_name, _defaults, _call)
