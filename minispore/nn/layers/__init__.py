@@ -11,10 +11,11 @@ from .activation import (  # noqa: F401
                          SiLU,
                          Softmax,
                          Tanh,
+                         get_activation,
 )
 from .activation_ext import (  # noqa: F401
     CELU, GLU, PReLU, RReLU, FastGelu, Hardtanh, HShrink, HSigmoid, HSwish, LogSigmoid, Mish, SeLU,
-    Softmax2d, Softmin, SoftShrink, Softsign, Tanhshrink, Threshold, get_activation,
+    Softmax2d, Softmin, SoftShrink, Softsign, Tanhshrink, Threshold,
 )
 from .transformer import (  # noqa: F401
     MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,

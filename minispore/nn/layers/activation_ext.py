@@ -1,7 +1,6 @@
 """More activation Cells with MindSpore 2.x's arguments and defaults: PReLU (a learnt slope),
 HSwish, HSigmoid, Mish, Hardtanh, SeLU, CELU, GLU, LogSigmoid, Softsign, Softmin, SoftShrink,
-HShrink, Tanhshrink, Threshold, FastGelu, RReLU, Softmax2d; and `get_activation(name)` for
-`Dense(activation='relu')`.
+HShrink, Tanhshrink, Threshold, FastGelu, RReLU, Softmax2d (`nn.get_activation` knows them).
 
     >>> import minispore as ms
     >>> ms.nn.Hardtanh()(ms.Tensor([-3.0, 0.5])).asnumpy().tolist()
@@ -15,19 +14,15 @@ from ...core.tensor import Tensor
 from ...ops import functional as F
 from .. import validation as V
 from ..cell import Cell
-from .activation import (
-    ELU,
-    GELU,
-    LeakyReLU,
-    LogSoftmax,
-    ReLU,
-    ReLU6,
-    Sigmoid,
-    SiLU,
-    Softmax,
-    Tanh,
-    _elementwise,
-)
+
+
+def _elementwise(name, fn, doc, module=__name__):
+    """A Cell class without attributes whose construct is `fn(x)`."""
+    def construct(self, x):
+        return fn(x)
+    return type(name, (Cell,), {"construct": construct, "__doc__": doc,
+                                "__module__": module})
+
 
 HSwish = _elementwise("HSwish", F.hardswish, "x * relu6(x + 3) / 6.")
 HSigmoid = _elementwise("HSigmoid", F.hardsigmoid, "relu6(x + 3) / 6.")
@@ -170,24 +165,3 @@ class RReLU(Cell):
     def construct(self, x):
         return F.rrelu(x, self.lower, self.upper, training=self.training)
 
-
-# MindSpore's names (lower case); Threshold has no defaults and is not named
-_BY_NAME = {"relu": ReLU, "relu6": ReLU6, "sigmoid": Sigmoid, "tanh": Tanh, "silu": SiLU,
-            "leakyrelu": LeakyReLU, "elu": ELU, "gelu": GELU, "softmax": Softmax,
-            "logsoftmax": LogSoftmax, "prelu": PReLU, "hswish": HSwish, "hsigmoid": HSigmoid,
-            "mish": Mish, "selu": SeLU, "celu": CELU, "logsigmoid": LogSigmoid,
-            "softsign": Softsign, "softmin": Softmin, "softshrink": SoftShrink,
-            "hshrink": HShrink, "tanhshrink": Tanhshrink, "fast_gelu": FastGelu,
-            "rrelu": RReLU, "hardtanh": Hardtanh, "glu": GLU, "softmax2d": Softmax2d}
-
-
-def get_activation(name):
-    """The activation Cell called `name` ('relu', 'sigmoid', 'tanh', 'gelu', 'mish',
-    'hswish'...), built with its defaults.
-
-        >>> type(ms.nn.get_activation("hswish")).__name__
-        'HSwish'
-    """
-    if not isinstance(name, str) or name.lower() not in _BY_NAME:
-        raise ValueError(f"get_activation: unknown activation {name!r}; known: {sorted(_BY_NAME)}")
-    return _BY_NAME[name.lower()]()

@@ -14,7 +14,7 @@ from ...core.tensor import Tensor
 from ...ops import functional as F
 from .. import validation as V
 from ..cell import Cell
-from .activation_ext import get_activation
+from .activation import get_activation
 
 
 def make_weight(init, shape, dtype, name, owner):
