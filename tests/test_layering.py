@@ -11,7 +11,7 @@ MODULES = sorted(PACKAGE.rglob("*.py"))
 
 # imported where used: optional dependencies, and libraries whose import costs start-up time
 LAZY = {"cupy", "cupyx", "cuda", "numba", "scipy", "sklearn", "mpi4py", "onnx", "onnxruntime", "PIL",
-        "torch", "jax", "ml_dtypes", "tqdm"}
+        "torch", "jax", "ml_dtypes", "tqdm", "threadpoolctl"}
 
 
 def _name(path):

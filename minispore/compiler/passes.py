@@ -7,6 +7,7 @@ import numpy as np
 
 from ..core.dtype import is_float_np
 from ..core.ir import Graph, Node, Var
+from ..ops.elementwise import power_recipe
 from ..ops.linalg import transpose_attrs
 from ..ops.families import ASSIGNMENTS, IDENTITIES, JOINT, PRODUCTS, REDUCTIONS, P
 
@@ -96,12 +97,37 @@ def _assigned_value(node):
     return None
 
 
+def _power_as_products(node, nodes):
+    """pow(x, c) for a constant c of ops.elementwise.POWER_RECIPES (x ** 2, x ** 3, x ** 0.5,
+    x ** -1...) as products, a reciprocal and sqrt, appended to `nodes`: fused kernels then
+    vectorise it, where powf is a scalar call. Returns the Var holding the power, or None."""
+    if node.prim is not P.pow:
+        return None
+    x, c = node.inputs
+    out = node.outputs[0]
+    recipe = power_recipe(x.dtype, c.const) if c.const is not None else None
+    if recipe is None or x.shape != out.shape or x.dtype != out.dtype:
+        return None
+
+    def emit(prim, *inputs):
+        result = Var(out.shape, out.dtype)
+        nodes.append(Node(prim, inputs, {}, [result], node.loc))
+        return result
+
+    one = Var((), out.dtype, const=np.asarray(1, out.dtype))
+    return recipe(x, lambda a, b: emit(P.mul, a, b), lambda a: emit(P.div, one, a),
+                  lambda a: emit(P.sqrt, a))
+
+
 def simplify(graph):
-    """Algebraic identities: x*1, x+0, x/1, casts/reshapes/transposes that change nothing."""
+    """Algebraic identities: x*1, x+0, x/1, casts/reshapes/transposes that change nothing,
+    constant powers as products."""
     alias, nodes = {}, []
     for node in graph.nodes:
         node.inputs = [alias.get(v.id, v) for v in node.inputs]
         source = _assigned_value(node) if node.prim.effect else _passthrough(node)
+        if source is None:
+            source = _power_as_products(node, nodes)
         if source is not None:
             alias[node.outputs[0].id] = source
         else:

@@ -2,9 +2,13 @@
 
 Inputs of an op are classified once:
 * symbolic Tensors (already in the graph) are used as they are;
-* Parameters and other concrete Tensors met alongside symbolic values are *captured by
-  reference*: they become graph inputs read at every run (and written back if assigned);
-* numpy arrays and Python scalars become constants.
+* Parameters and other concrete Tensors from outside the trace are *captured by reference*:
+  they become graph inputs read at every run (and written back if assigned), so a global
+  Tensor changed in place is seen by the next call;
+* a Tensor made in the trace from a numpy array (`Tensor(MASK)`) reads that array by
+  reference too, so the array may change in place between calls;
+* other numpy arrays and Python scalars become constants (a constant array keeps the
+  caller's buffer when no conversion was needed: it is read at every run as well).
 An op whose inputs are all constants (and that has no effect) is evaluated now: host code on
 constants folds into the graph as its result.
 
@@ -23,7 +27,6 @@ from ..context.interpreter import STATE, Interpreter, using
 from ..core.dtype import is_float_np
 from ..core.eager import EAGER
 from ..core.ir import Aval, Graph, Node, Var
-from ..core.parameter import Parameter
 from ..core.source import user_frame_summary
 from ..core.tensor import Tensor
 from ..grad import tape
@@ -66,6 +69,8 @@ class TracingInterpreter(Interpreter):
         self.explicit = []       # (symbolic tensor, its input Var, the caller's tensor)
         self.given = {}          # var id -> the host value of an explicit or captured input
         self._created = {}
+        self._array_sources = {}  # id(tensor made from an array) -> (weakref, the array)
+        self._array_wrappers = {}  # id(array) -> the Tensor capturing it (kept alive here)
         self.breaks = None       # fallback.graph_break's state, when the trace may break
         self._restored = False
 
@@ -87,7 +92,8 @@ class TracingInterpreter(Interpreter):
                 return data
             entry = self.captured.get(id(x))
             if entry is None and _holds(self._created, x):
-                return self.const(data)
+                source = self._array_source(x)
+                return self.const(data) if source is None else self._capture_array(source)
             if entry is None:
                 entry = (x, Var(data.shape, data.dtype), data)
                 self.captured[id(x)] = entry
@@ -97,6 +103,19 @@ class TracingInterpreter(Interpreter):
                     x._node = tape.Node("captured", None, (), (x,))
             return entry[1]
         return self.const(x)
+
+    def _array_source(self, tensor):
+        entry = self._array_sources.get(id(tensor))
+        return entry[1] if entry is not None and entry[0]() is tensor else None
+
+    def _capture_array(self, array):
+        """A graph input reading the caller's numpy `array` at every run."""
+        wrapper = self._array_wrappers.get(id(array))
+        if wrapper is None:
+            wrapper = object.__new__(Tensor)
+            wrapper._data, wrapper._node = array, None
+            self._array_wrappers[id(array)] = wrapper
+        return self.var_of(wrapper)
 
     def const(self, value):
         entry = self._consts.get(id(value))
@@ -109,8 +128,11 @@ class TracingInterpreter(Interpreter):
 
     # ----- ops -----
     def process(self, prim, args, attrs):
-        if not prim.effect and all(_is_constant(a) for a in args):
-            return EAGER.process(prim, args, attrs)  # constant folding of host code
+        if not prim.effect and all(self._is_constant(a) for a in args):
+            out = EAGER.process(prim, args, attrs)  # constant folding of host code
+            for t in out if prim.multiple_results else (out,):
+                self.note_created(t)  # a constant of the trace, not an input to capture
+            return out
         in_vars = [self.var_of(a) for a in args]
         avals = [Aval(v.shape, v.dtype) for v in in_vars]
         try:
@@ -123,10 +145,21 @@ class TracingInterpreter(Interpreter):
         tensors = tuple(Tensor._wrap(v) for v in out_vars)  # _wrap hands them out
         return tensors if prim.multiple_results else tensors[0]
 
-    def note_created(self, tensor):
-        """A concrete tensor made while tracing (ones_like, Tensor(np.array(...))): its value
-        is fixed by the trace, so it is a graph constant, not an input read by reference."""
-        self._created[id(tensor)] = weakref.ref(tensor)
+    def note_created(self, tensor, source=None):
+        """A concrete tensor made while tracing (ones_like, Tensor(3.0)): its value is fixed by
+        the trace, so it is a graph constant, not an input read by reference -- unless it was
+        made from a numpy array `source` of its dtype: the graph then reads that array."""
+        ref = self._created[id(tensor)] = weakref.ref(tensor)
+        if (type(source) is np.ndarray and source.ndim > 0 and type(tensor._data) is np.ndarray
+                and source.dtype == tensor._data.dtype):
+            self._array_sources[id(tensor)] = (ref, source)
+
+    def _is_constant(self, x):
+        """Whether an op input's value is fixed by the trace (then an op on constants folds)."""
+        if isinstance(x, Tensor):
+            return (not isinstance(x._data, Var) and _holds(self._created, x)
+                    and self._array_source(x) is None)
+        return True
 
     def hand_out(self, tensor):
         """A tensor is given to user code: a graph break must keep its value."""
@@ -204,8 +237,3 @@ def _holds(table, tensor):
     ref = table.get(id(tensor))
     return ref is not None and ref() is tensor
 
-
-def _is_constant(x):
-    if isinstance(x, Tensor):
-        return not isinstance(x._data, Var) and not isinstance(x, Parameter)
-    return True

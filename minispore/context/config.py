@@ -7,7 +7,7 @@
 """
 import os
 
-from . import device
+from . import device, threads
 
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
@@ -26,7 +26,11 @@ _context = {
     "jit_syntax_level": LAX,
     # MINISPORE_JIT_ENABLE=0 runs every @jit / Graph-mode Cell eagerly, for a debugger
     "jit_enable": os.environ.get("MINISPORE_JIT_ENABLE", "1") != "0",
+    # threads of BLAS and numba's parallel loops (context.threads); None: the libraries' own
+    "num_threads": threads.from_environment(),
 }
+if _context["num_threads"] is not None:
+    threads.apply(_context["num_threads"])
 
 
 def _check_mode(value):
@@ -45,12 +49,19 @@ def _check_level(value):
         raise ValueError(f"set_context: jit_syntax_level must be ms.STRICT, ms.COMPATIBLE or ms.LAX, got {value!r}")
 
 
-_VALIDATORS = {"mode": _check_mode, "device_target": _check_device, "jit_syntax_level": _check_level}
+def _check_threads(value):
+    threads.check(value)
+    threads.apply(value)
+
+
+_VALIDATORS = {"mode": _check_mode, "device_target": _check_device, "jit_syntax_level": _check_level,
+               "num_threads": _check_threads}
 
 
 def set_context(**kwargs):
     """Set global execution options: mode, device_target, save_graphs, save_graphs_path,
-    jit_syntax_level, jit_enable (False runs every @jit / Graph-mode Cell eagerly)."""
+    jit_syntax_level, jit_enable (False runs every @jit / Graph-mode Cell eagerly),
+    num_threads (threads of BLAS and of parallel kernels; None: the libraries' defaults)."""
     for key, value in kwargs.items():
         if key not in _context:
             raise ValueError(f"set_context: unknown option {key!r}; known: {sorted(_context)}")

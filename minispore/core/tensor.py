@@ -43,7 +43,7 @@ class Tensor:
         self._data = _as_array(input_data, to_np(dtype))
         self._node = None
         if STATE.trace_stack:
-            STATE.trace_stack[-1].note_created(self)  # the tape node that produced this tensor (autodiff), or None
+            STATE.trace_stack[-1].note_created(self, input_data)
 
     @classmethod
     def _wrap(cls, array):

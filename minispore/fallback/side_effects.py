@@ -38,6 +38,7 @@ import linecache
 import logging
 import random
 import sys
+import threading
 import types
 from contextlib import contextmanager
 
@@ -56,21 +57,37 @@ log = logging.getLogger("minispore.fallback")
 
 # ***** print *****
 
+_routing = threading.local()     # .depth: graph_print() nesting in this thread
+_install_lock = threading.Lock()
+_original_print = builtins.print
+
+
+def _dispatching_print(*objects, sep=" ", end="\n", file=None, flush=False):
+    """builtins.print once a trace has run: the graph's print in a thread that is tracing
+    (inside graph_print), the original print everywhere else."""
+    if getattr(_routing, "depth", 0) and file is None:
+        return print_values(*objects, sep=sep, end=end)
+    return _original_print(*objects, sep=sep, end=end, file=file, flush=flush)
+
+
 @contextmanager
 def graph_print():
-    """Route print() to the graph's print op while tracing (restored afterwards)."""
-    saved = builtins.print
+    """Route this thread's print() to the graph's print op while it traces.
 
-    def traced_print(*objects, sep=" ", end="\n", file=None, flush=False):
-        if file is not None:
-            return saved(*objects, sep=sep, end=end, file=file, flush=flush)
-        print_values(*objects, sep=sep, end=end)
-
-    builtins.print = traced_print
+    builtins.print is replaced once, for good, by a dispatcher that asks a thread-local flag:
+    other threads, and this one after the trace, print as before, and no interleaving of
+    threads entering and leaving traces can leave a tracing print behind."""
+    global _original_print
+    if builtins.print is not _dispatching_print:
+        with _install_lock:
+            if builtins.print is not _dispatching_print:
+                _original_print = builtins.print
+                builtins.print = _dispatching_print
+    _routing.depth = getattr(_routing, "depth", 0) + 1
     try:
         yield
     finally:
-        builtins.print = saved
+        _routing.depth -= 1
 
 
 # ***** the watch *****

@@ -5,7 +5,11 @@ It runs under whatever interpreter is current, so the same walk computes gradien
 enclosing transform is recording, records itself for higher-order gradients.
 """
 from ..core.tensor import Tensor
+from ..ops import array
 from ..ops import functional as F
+
+# the rule of a selection x[index]: its gradient is summed per tensor (see _Selections)
+_GETITEM_RULE = array.getitem.bprop
 
 
 def _reverse_topological(roots, target_ids):
@@ -53,8 +57,15 @@ def backward(roots, sens, targets, free=True):
         _accumulate(grads, r, s)
     order, needs_grad = _reverse_topological(roots, target_ids)
     for node in order:
-        douts = [grads.pop(id(o), None) for o in node.outputs]
+        douts = [_total(grads.pop(id(o), None)) for o in node.outputs]
         if all(d is None for d in douts) or node.rule is None:
+            continue
+        if node.rule is _GETITEM_RULE:
+            x = node.inputs[0]
+            if x._node is not None or id(x) in target_ids:
+                _accumulate_selection(grads, x, douts[0], node.inputs[1:], node.attrs["index"])
+            if free:
+                node.inputs = node.outputs = ()
             continue
         if node.multiple_results:
             douts = tuple(F.zeros_like(o) if d is None else d for o, d in zip(node.outputs, douts))
@@ -79,13 +90,57 @@ def backward(roots, sens, targets, free=True):
                 _accumulate(grads, x, dx)
         if free:  # drop saved tensors, and the node <-> output cycle the GC would have to find
             node.inputs = node.outputs = ()
-    return [grads.get(id(t)) for t in targets]
+    return [_total(grads.get(id(t))) for t in targets]
+
+
+class _Selections:
+    """A tensor's gradient while selections of it (x[index]) contribute: the dense part (a
+    Tensor or None) and each selection's gradient with its index, summed by `_total` into one
+    buffer with one index_add_many when the gradient is read. So k selections of x cost one
+    buffer of x's size, not k zero-filled ones (an LSTM's `xp[t]` over t, `g[:, a:b]`)."""
+
+    __slots__ = ("x", "dense", "values", "specs", "tensors")
+
+    def __init__(self, x, dense):
+        self.x, self.dense = x, dense
+        self.values, self.specs, self.tensors = [], [], []
+
+
+def _accumulate_selection(grads, x, dx, tensors, spec):
+    dx = _as_gradient(x, dx)
+    prev = grads.get(id(x))
+    if not isinstance(prev, _Selections):
+        prev = grads[id(x)] = _Selections(x, prev)
+    # this selection's index tensors go after those already collected
+    offset = len(prev.tensors)
+    prev.specs.append(tuple(("tensor", item[1] + offset) if item[0] == "tensor" else item
+                            for item in spec))
+    prev.tensors.extend(tensors)
+    prev.values.append(dx)
+
+
+def _total(grad):
+    """A gradient as a Tensor (None stays None)."""
+    if not isinstance(grad, _Selections):
+        return grad
+    x = grad.x
+    base = grad.dense if grad.dense is not None else F.zeros((), x.dtype)
+    return array.index_add_many(base, *grad.values, *grad.tensors, index=tuple(grad.specs),
+                                shape=tuple(x.shape))
+
+
+def _as_gradient(x, dx):
+    if not isinstance(dx, Tensor):
+        return F.fill_like(x, dx)
+    if dx.dtype != x.dtype and x.dtype.is_float:
+        return F.cast(dx, x.dtype)
+    return dx
 
 
 def _accumulate(grads, x, dx):
-    if not isinstance(dx, Tensor):
-        dx = F.fill_like(x, dx)
-    elif dx.dtype != x.dtype and x.dtype.is_float:
-        dx = F.cast(dx, x.dtype)
+    dx = _as_gradient(x, dx)
     prev = grads.get(id(x))
-    grads[id(x)] = dx if prev is None else F.add(prev, dx)
+    if isinstance(prev, _Selections):
+        prev.dense = dx if prev.dense is None else F.add(prev.dense, dx)
+    else:
+        grads[id(x)] = dx if prev is None else F.add(prev, dx)

@@ -6,6 +6,7 @@ produced them (`tensor._node`); a tensor with a node is *tracked*. An op is reco
 `STATE.recording` is on (inside grad/value_and_grad/vjp/jvp) and one of its inputs is tracked,
 so plain eager code pays one attribute test per op.
 """
+import threading
 from contextlib import contextmanager
 
 from ..context.interpreter import STATE, set_recorder
@@ -107,16 +108,24 @@ def watch(x):
 
 @contextmanager
 def watching_parameters(params):
-    """Track Parameters (in place: they are shared objects) for the duration of the body."""
-    saved = [p._node for p in params]
-    for p in params:
-        if p._node is None:
-            p._node = Node("parameter", None, (), (p,))
-    try:
-        yield
-    finally:
-        for p, node in zip(params, saved):
-            p._node = node
+    """Track Parameters (in place: they are shared objects) for the duration of the body.
+
+    The mark is on the shared Parameter itself, so two threads differentiating with respect
+    to Parameters would see (and clear) each other's marks: such transforms take turns
+    (a re-entrant lock: higher order in one thread nests)."""
+    with _PARAMETERS_WATCHED:
+        saved = [p._node for p in params]
+        for p in params:
+            if p._node is None:
+                p._node = Node("parameter", None, (), (p,))
+        try:
+            yield
+        finally:
+            for p, node in zip(params, saved):
+                p._node = node
+
+
+_PARAMETERS_WATCHED = threading.RLock()
 
 
 @contextmanager

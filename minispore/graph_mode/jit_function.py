@@ -13,7 +13,6 @@ backward (compiler.executable.VjpExecutable).
 """
 import logging
 
-from ..compiler import guards
 from ..compiler.executable import Executable
 from ..compiler.pipeline import compile_traced, executable, vjp_executable
 from ..compiler.trace import trace
@@ -26,6 +25,7 @@ from ..core.tensor import Tensor
 from ..fallback import convert, side_effects
 from ..fallback.graph_break import BreakNotAllowed, GraphBreaks, Segmented
 from ..fallback.report import Explanation, GraphBreakError, report_side_effect
+from . import guards
 
 log = logging.getLogger("minispore.jit")
 RECOMPILE_LIMIT = 8
@@ -49,6 +49,7 @@ class JitFunction:
         self.cache = {}        # key -> Executable | VjpExecutable | _SEGMENTED | _EAGER
         self.segments = {}     # structural key of a segment graph -> Program
         self.recompiles = []   # the reason for each compile after the first
+        self.reads = guards.Reads(fn)  # the globals user code run by the traces names
         self.breaks = []       # BreakReports of the first traced call that broke
         # set once a call broke or had Python side effects: from then on every call runs the
         # Python (no replay), so the values its trace read need no guarding either
@@ -80,8 +81,7 @@ class JitFunction:
             # a counter or a log it updates must not look like a new variant at every call
             return self.fn(*args, **kwargs) if with_backward else \
                 self._run_with_python(args, kwargs, leaves)
-        key = (structure, tuple((x.shape, x._data.dtype) for x in leaves),
-               guards.snapshot(self.fn, args), config.context_key(), with_backward)
+        key = self._key(structure, leaves, args, with_backward)
         exe = self.cache.get(key)
         if exe is None:
             return self._compile(key, args, kwargs, leaves, with_backward)
@@ -91,9 +91,20 @@ class JitFunction:
             return self._run_with_python(args, kwargs, leaves)
         return exe(leaves)
 
+    def _key(self, structure, leaves, args, with_backward):
+        return (structure, tuple((x.shape, x._data.dtype) for x in leaves),
+                guards.snapshot(self.fn, args, self.reads),
+                (config.context_key(), guards.environment()), with_backward)
+
+    def _store(self, args, leaves, key, with_backward, exe):
+        """Cache `exe` under the key of this call as the next call will compute it: the trace
+        just taught `reads` more globals to guard."""
+        structure = key[0]
+        self.cache[self._key(structure, leaves, args, with_backward)] = exe
+
     def _compile(self, key, args, kwargs, leaves, with_backward):
         if self.cache:
-            reason = guards.explain_change(key, list(self.cache))
+            reason = guards.explain_change(key, list(self.cache), self.reads)
             self.recompiles.append(reason)
             log.debug("recompiling %s: %s", self.name, reason)
             if len(self.cache) == RECOMPILE_LIMIT:
@@ -104,19 +115,19 @@ class JitFunction:
             try:
                 with watch:
                     exe = vjp_executable(*self._trace_call(args, kwargs, True, None))
+                self.reads.add(watch.calls)
             except BreakNotAllowed:
                 # the function breaks: its gradient is taken eagerly, exactly as PyNative's
                 self.cache[key] = _EAGER
                 self.runs_python = True
                 return self.fn(*args, **kwargs)
             # Python side effects: this call's already ran (tracing); later calls run eagerly
-            if self._side_effects(watch):
-                self.cache[key] = _EAGER
-            else:
-                self.cache[key] = exe
+            self._store(args, leaves, key, with_backward,
+                        _EAGER if self._side_effects(watch) else exe)
             return exe(leaves)
         with watch:
             result = self._run_segmented(args, kwargs)
+        self.reads.add(watch.calls)
         if isinstance(result, Segmented):
             self.cache[key] = _SEGMENTED
             self.breaks = result.breaks
@@ -124,9 +135,10 @@ class JitFunction:
             return result.value
         if self._side_effects(watch):
             # this call's Python already ran (while tracing); later calls must run it again
-            self.cache[key] = _SEGMENTED
+            self._store(args, leaves, key, with_backward, _SEGMENTED)
             return self._run_traced(result, leaves)
-        exe = self.cache[key] = executable(result)
+        exe = executable(result)
+        self._store(args, leaves, key, with_backward, exe)
         return exe(leaves)
 
     def _side_effects(self, watch):

@@ -13,6 +13,9 @@ from .classes import *  # noqa: F401,F403
 from .classes import PrimitiveClass as Primitive  # noqa: F401
 from .classes_ext import *  # noqa: F401,F403
 from .classes_nn import *  # noqa: F401,F403
+from .custom import Custom  # noqa: F401
+from .user_primitives import (PrimitiveWithCheck, PrimitiveWithInfer,  # noqa: F401
+                              bprop_getters, prim_attr_register)
 from .assorted import slice  # noqa: F401  (builtins that ops.functional itself uses)
 from .functional import *  # noqa: F401,F403  (functional imports every family of rows)
 from .functional import abs, all, any, max, min, pow, round, sum  # noqa: F401  (shadow builtins)

@@ -193,13 +193,18 @@ getitem = Primitive("getitem", infer=_getitem_infer, impl=_getitem_impl,
                     batch=_getitem_batch)
 
 
-def _index_add_impl(xp, base, values, *tensors, index):
-    out = base.copy()
+def _add_into(xp, out, values, index, tensors):
+    """out[index] += values in place, repeated tensor indices accumulating."""
     idx = build_index(index, tensors)
     if has_tensors(index):
-        xp.add.at(out, idx, values)  # repeated indices accumulate
+        xp.add.at(out, idx, values)
     else:
         out[idx] += values
+
+
+def _index_add_impl(xp, base, values, *tensors, index):
+    out = base.copy()
+    _add_into(xp, out, values, index, tensors)
     return out
 
 
@@ -210,6 +215,39 @@ index_add = Primitive("index_add", infer=lambda base, values, *t, index: base,
                           *(None for _ in rest[:-2])),
                       batch=_index_update_batch,
                       doc="out = base.copy(); out[index] += values (the backward of getitem)")
+
+
+def _index_add_many_infer(base, *values_and_tensors, index, shape):
+    return Aval(tuple(shape), base.dtype)
+
+
+def _index_add_many_impl(xp, base, *values_and_tensors, index, shape):
+    values, tensors = values_and_tensors[:len(index)], values_and_tensors[len(index):]
+    out = xp.empty(shape, base.dtype)
+    out[...] = base
+    for v, spec in zip(values, index):
+        _add_into(xp, out, v, spec, tensors)
+    return out
+
+
+def _index_add_many_bprop(base, *rest, index, shape):
+    dout, values, tensors = rest[-1], rest[:len(index)], rest[len(index):-2]
+    return (F.sum_to(dout, base.shape),
+            *(F.sum_to(getitem(dout, *tensors, index=spec), v.shape)
+              for v, spec in zip(values, index)),
+            *(None for _ in tensors))
+
+
+# The backward engine sums the gradients of a tensor's selections (`x[:, a:b]`, `x[t]`)
+# with one node of this row: one buffer of x's shape, each selection's gradient added
+# into its place, where one index_add per selection would fill and copy a full-size array
+# each (quadratic in the sequence length for `x[t]` over t). `index` is one spec per value;
+# their ("tensor", k) refer to the index tensors after the values. `base` is a scalar zero
+# or the gradient's dense part (of `shape`).
+index_add_many = Primitive("index_add_many", infer=_index_add_many_infer,
+                           impl=_index_add_many_impl, bprop=_index_add_many_bprop,
+                           doc="out = broadcast_to(base, shape); out[index[i]] += values[i] "
+                               "for each i")
 
 
 def _setitem_impl(xp, x, value, *tensors, index):
@@ -225,7 +263,20 @@ def _setitem_bprop(x, value, *rest, index):
     return (dx, dv, *(None for _ in tensors))
 
 
-setitem = Primitive("setitem", infer=lambda x, value, *t, index: x, impl=_setitem_impl,
+def _setitem_infer(x, value, *index_avals, index):
+    """x, once `value` is known to broadcast to the selection x[index] (as numpy requires)."""
+    selection = _getitem_infer(x, *index_avals, index=index).shape
+    try:
+        fits = np.broadcast_shapes(tuple(value.shape), selection) == selection
+    except ValueError:
+        fits = False
+    if not fits:
+        raise OpShapeError(f"a value of shape {tuple(value.shape)} cannot be assigned to "
+                           f"x[index] of shape {selection}")
+    return x
+
+
+setitem = Primitive("setitem", infer=_setitem_infer, impl=_setitem_impl,
                       bprop=_setitem_bprop, batch=_index_update_batch,
                       doc="out = x.copy(); out[index] = value")
 

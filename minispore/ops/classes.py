@@ -9,7 +9,28 @@ from .debug import print_values
 
 
 class PrimitiveClass:
-    """Base of the ops.Xxx classes: attributes are set in __init__, arrays passed to __call__."""
+    """Base of the ops.Xxx classes: attributes are set in __init__, arrays passed to __call__.
+
+    Also the base users subclass to define a primitive of their own (`ops.Primitive`,
+    `ops.PrimitiveWithInfer`): `ops.user_primitives` makes such a subclass a row."""
+
+    # set by ops.user_primitives: called with every subclass, registers a user's primitive
+    subclass_hook = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if PrimitiveClass.subclass_hook is not None:
+            PrimitiveClass.subclass_hook(cls)
+
+    def add_prim_attr(self, name, value):
+        """Set an attribute of the primitive (for a user's primitive: part of its row's
+        attributes, so it must be hashable; lists become tuples)."""
+        setattr(self, name, tuple(value) if isinstance(value, list) else value)
+        return self
+
+    def init_prim_io_names(self, inputs, outputs):
+        """Names of the inputs and outputs (kept for reading; inputs are passed by position)."""
+        self._io_names = (tuple(inputs), tuple(outputs))
 
     def __repr__(self):
         attrs = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
@@ -20,7 +41,8 @@ def simple_class(name, fn):
     """A class whose call is `fn(*inputs)` with no attributes."""
     def __call__(self, *inputs):
         return fn(*inputs)
-    return type(name, (PrimitiveClass,), {"__call__": __call__, "__doc__": f"Calls ops.{fn.__name__}."})
+    return type(name, (PrimitiveClass,), {"__call__": __call__, "_function": fn,
+                                          "__doc__": f"Calls ops.{fn.__name__}."})
 
 
 _SIMPLE = {

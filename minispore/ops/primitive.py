@@ -80,6 +80,7 @@ class Primitive:
         self.multiple_results = multiple_results
         self.effect = effect
         self.host_io = host_io
+        self.user_defined = False  # a user's primitive (ops.user_primitives, ops.Custom)
         self.__doc__ = doc
         REGISTRY[name] = self
 

@@ -23,6 +23,7 @@ import threading
 import numpy as np
 
 from ...context import cache_dir
+from ...ops.elementwise import power_recipe
 from ...ops.families import P
 from ...version import __version__
 from . import fastmath
@@ -70,9 +71,20 @@ def _typed_literals(expr, float_dtype):
     return _NUMBER.sub(lambda m: f"np.{name}({m.group(1)})", expr)
 
 
+def _power_template(node):
+    """pow by a constant exponent of POWER_RECIPES as products / reciprocal / sqrt (the
+    simplification pass rewrites most; this covers a pow it leaves, e.g. a scalar base)."""
+    c = node.inputs[1]
+    recipe = power_recipe(node.inputs[0].dtype, c.const) if c.const is not None else None
+    if recipe is None or node.inputs[0].dtype != node.outputs[0].dtype:
+        return None
+    return recipe("{0}", lambda a, b: f"({a} * {b})", lambda a: f"(1 / {a})",
+                  lambda a: f"sqrt({a})")
+
+
 def _render_expr(node, names, float_dtype):
     """The node's template with its operands' names and typed literals filled in."""
-    expr = node.prim.expr
+    expr = (_power_template(node) if node.prim is P.pow else None) or node.prim.expr
     if "{dtype}" in expr:
         expr = expr.replace("{dtype}", f"np.{np.dtype(node.attrs['dtype']).name}")
     return _typed_literals(expr.format(*[names[v.id] for v in node.inputs]), float_dtype)
@@ -326,7 +338,12 @@ def _version_tag():
 
 
 def kernel_module(source):
-    """Import (writing it first if needed) the module for `source`; one per structure."""
+    """Import (writing it first if needed) the module for `source`; one per structure.
+
+    The file's name holds the hash of the source it must contain: a file that differs (edited,
+    truncated, corrupt) is rewritten before it is imported, so the cache can never serve other
+    code than its name promises, and a damaged entry repairs itself (numba sees the new file
+    and compiles it afresh)."""
     key = hashlib.sha256((_version_tag() + "\n" + source).encode()).hexdigest()[:20]
     with _lock:
         module = _modules.get(key)
@@ -335,10 +352,16 @@ def kernel_module(source):
         directory = os.path.join(cache_dir.path(), "kernels")
         os.makedirs(directory, exist_ok=True)
         path = os.path.join(directory, f"k_{key}.py")
-        if not os.path.exists(path):
-            tmp = f"{path}.{os.getpid()}.tmp"
+        text = source.replace("fused kernel ", f"fused kernel k_{key} ", 1)
+        found = _read(path)
+        if found != text:
+            if found is not None:
+                logging.getLogger("minispore.jit").warning(
+                    "kernel cache file %s does not hold the source its name promises "
+                    "(edited or corrupt); rewriting it", path)
+            tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
             with open(tmp, "w") as f:
-                f.write(source.replace("fused kernel ", f"fused kernel k_{key} ", 1))
+                f.write(text)
             os.replace(tmp, path)  # atomic: concurrent processes never import half a file
         spec = importlib.util.spec_from_file_location(f"minispore_kernels.k_{key}", path)
         module = importlib.util.module_from_spec(spec)
@@ -346,6 +369,30 @@ def kernel_module(source):
         spec.loader.exec_module(module)
         _modules[key] = module
         return module
+
+
+def _forget_machine_code(source):
+    """Empty numba's on-disk cache index of `source`'s kernel and forget the module, so that
+    the next import compiles it afresh. False if there was nothing to forget."""
+    key = hashlib.sha256((_version_tag() + "\n" + source).encode()).hexdigest()[:20]
+    with _lock:
+        module = _modules.pop(key, None)
+    if module is None:
+        return False
+    sys.modules.pop(f"minispore_kernels.k_{key}", None)
+    cache = getattr(getattr(module, "kernel", None), "_cache", None)
+    if cache is not None:
+        cache.flush()  # numba's index, emptied: its machine code files are no longer read
+    return True
+
+
+def _read(path):
+    """The text of a kernel file, or None if there is none or it cannot be read as text."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 # ***** the step that runs a group *****
@@ -359,16 +406,23 @@ class TieredStep:
         self.failed = None
 
     def compile(self):
-        """Import the module and compile the kernel for this step's types (any thread)."""
-        try:
-            kernel = kernel_module(self.source).kernel
-            self._warm_up(kernel)  # compiles, or loads machine code from the disk cache
-            self.kernel = kernel
-        except Exception as e:  # noqa: BLE001  (whatever failed: run through numpy, say why once)
-            self.failed = e
-            logging.getLogger("minispore.jit").warning(
-                "%s failed to compile (%s: %s); running it through numpy", self.what,
-                type(e).__name__, e)
+        """Import the module and compile the kernel for this step's types (any thread). A
+        failure is retried once without numba's cached machine code for the module (a
+        damaged cache entry repairs itself instead of failing in every later process)."""
+        for attempt in range(2):
+            try:
+                kernel = kernel_module(self.source).kernel
+                self._warm_up(kernel)  # compiles, or loads machine code from the disk cache
+                self.kernel = kernel
+                return
+            except Exception as e:  # noqa: BLE001  (whatever failed: numpy runs it, say why)
+                if attempt == 0 and _forget_machine_code(self.source):
+                    continue
+                self.failed = e
+                logging.getLogger("minispore.jit").warning(
+                    "%s failed to compile (%s: %s); running it through numpy", self.what,
+                    type(e).__name__, e)
+                return
 
     def __call__(self, xp, *inputs, **attrs):
         kernel = self.kernel
