@@ -30,10 +30,13 @@ def apply(value):
         limits = threadpool_limits(limits=value)
         if _limits is None:  # the first change remembers the libraries' own settings
             _limits = limits
+    numba = sys.modules.get("numba")  # imported when the first kernel compiles
     if value is not None:  # libraries loaded later (scipy's BLAS, numba) read these
         for name in _LOAD_TIME_VARIABLES:
-            os.environ[name] = str(value)
-    numba = sys.modules.get("numba")  # imported when the first kernel compiles
+            # numba re-reads NUMBA_NUM_THREADS at every compile and refuses a value other
+            # than its launched pool's: once imported, set_num_threads below limits it
+            if not (name == "NUMBA_NUM_THREADS" and numba is not None):
+                os.environ[name] = str(value)
     if numba is not None:
         numba.set_num_threads(min(value or numba.config.NUMBA_NUM_THREADS,
                                   numba.config.NUMBA_NUM_THREADS))
