@@ -8,13 +8,15 @@ The package is layered, each layer importing only those below it (README, "How i
 context, core, common, ops, grad, compiler, fallback, graph_mode, nn, amp and experimental,
 train and dataset; mint and numpy are namespaces over ops and nn.
 """
-from . import (amp, common, context, dataset, experimental, fallback, nn, ops,  # noqa: F401
-               profiler, train)
+from . import (amp, common, communication, context, dataset, experimental,  # noqa: F401
+               fallback, nn, ops, profiler, train)
 from . import mint, numpy  # noqa: F401  (MindSpore's mint and numpy namespaces)
 from .amp import build_train_network  # noqa: F401
 from .common.seed import get_seed, set_seed  # noqa: F401
 from .context import (COMPATIBLE, GRAPH_MODE, LAX, PYNATIVE_MODE, STRICT,  # noqa: F401
                       get_context, set_context)
+from .context.parallel import (ParallelMode, get_auto_parallel_context,  # noqa: F401
+                               reset_auto_parallel_context, set_auto_parallel_context)
 from .core import dtype  # noqa: F401
 from .core.dtype import (Type, bfloat16, bool_, float16, float32, float64, int8,  # noqa: F401
                          int16, int32, int64, uint8)

@@ -7,9 +7,11 @@ the variables that libraries loaded later read (OPENBLAS_NUM_THREADS...); None l
 import os
 import sys
 
-_LOAD_TIME_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
-                        "NUMBA_NUM_THREADS")
+# read by BLAS libraries loaded later. Not NUMBA_NUM_THREADS: numba re-reads it at every
+# compile and refuses a value other than the one its thread pool was launched with
+_LOAD_TIME_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 _limits = None  # threadpoolctl's record of the original limits, once changed
+_saved_environment = None  # the variables' values before the first change
 
 
 def check(value):
@@ -20,7 +22,7 @@ def check(value):
 
 def apply(value):
     """Limit the thread pools to `value` threads (None: back to how they were)."""
-    global _limits
+    global _limits, _saved_environment
     from threadpoolctl import threadpool_limits
     if value is None:
         if _limits is not None:
@@ -30,13 +32,19 @@ def apply(value):
         limits = threadpool_limits(limits=value)
         if _limits is None:  # the first change remembers the libraries' own settings
             _limits = limits
-    numba = sys.modules.get("numba")  # imported when the first kernel compiles
-    if value is not None:  # libraries loaded later (scipy's BLAS, numba) read these
+    if value is not None:  # libraries loaded later (scipy's BLAS) read these
+        if _saved_environment is None:
+            _saved_environment = {name: os.environ.get(name) for name in _LOAD_TIME_VARIABLES}
         for name in _LOAD_TIME_VARIABLES:
-            # numba re-reads NUMBA_NUM_THREADS at every compile and refuses a value other
-            # than its launched pool's: once imported, set_num_threads below limits it
-            if not (name == "NUMBA_NUM_THREADS" and numba is not None):
-                os.environ[name] = str(value)
+            os.environ[name] = str(value)
+    elif _saved_environment is not None:  # back to how they were
+        for name, old in _saved_environment.items():
+            if old is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = old
+        _saved_environment = None
+    numba = sys.modules.get("numba")  # imported when the first kernel compiles
     if numba is not None:
         numba.set_num_threads(min(value or numba.config.NUMBA_NUM_THREADS,
                                   numba.config.NUMBA_NUM_THREADS))

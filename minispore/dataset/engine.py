@@ -56,7 +56,7 @@ class Dataset:
     # the steps of a pipeline (mapping.py, batching.py, steps.py) by the name this class's
     # methods build them with: each step class names itself (`class MapDataset(Dataset,
     # step="map")`), as those modules import this one
-    _steps = {}
+    _steps: dict = {}
 
     def __init_subclass__(cls, step=None, **kwargs):
         super().__init_subclass__(**kwargs)

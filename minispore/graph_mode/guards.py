@@ -120,7 +120,7 @@ def _keyer_for(t):
     return _identity
 
 
-_KEYERS = {}
+_KEYERS: dict = {}  # type -> its keyer
 
 
 def _is_user_module(module):
@@ -130,7 +130,7 @@ def _is_user_module(module):
     return user
 
 
-_user_modules = {}  # id(module) -> whether it is the user's (modules live as long as the process)
+_user_modules: dict[int, bool] = {}  # id(module) -> whether it is the user's (modules live as long as the process)
 
 
 def _named_attrs(attrs, names, depth):

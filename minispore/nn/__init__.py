@@ -75,6 +75,7 @@ from .optim import (  # noqa: F401
                    Rprop,
 )
 from .clip import ClipByNorm  # noqa: F401
+from .distributed import DistributedGradReducer, SyncBatchNorm  # noqa: F401
 from .graph_cell import GraphCell  # noqa: F401
 from .loss_scale import (DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell,  # noqa: F401
                          TrainOneStepWithLossScaleCell)

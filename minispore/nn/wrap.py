@@ -9,10 +9,12 @@
 Wrappers do not prefix parameter names (auto_prefix=False), as in MindSpore, so a network's
 parameters keep their names whether or not it is wrapped.
 """
+from ..context import parallel
 from ..core.dtype import float32
 from ..grad.api import value_and_grad
 from ..ops import functional as F
 from .cell import Cell
+from .distributed import DistributedGradReducer
 
 
 class WithLossCell(Cell):
@@ -43,12 +45,17 @@ class TrainOneStepCell(Cell):
         self.weights = optimizer.parameters
         self.sens = 1.0 if sens is None else sens
         self.grad_fn = value_and_grad(self.network, None, self.weights)
+        # data parallel over several processes: every rank applies the all-reduced gradients
+        self.grad_reducer = DistributedGradReducer(self.weights) if parallel.data_parallel() \
+            else None
 
     def construct(self, *inputs):
         loss, grads = self.grad_fn(*inputs)
         if not (isinstance(self.sens, (int, float)) and self.sens == 1.0):
             # the gradient is linear in the output sensitivity
             grads = tuple(F.mul(g, self.sens) for g in grads)
+        if self.grad_reducer is not None:
+            grads = self.grad_reducer(grads)
         self.optimizer(grads)
         return loss
 

@@ -3,6 +3,8 @@
 Each class is a thin front for a function of `ops.functional`; the computation, its shape rule
 and its derivative live in the primitive table, never here.
 """
+from collections.abc import Callable
+
 from ..core.dtype import int32
 from . import functional as F
 from .debug import print_values
@@ -15,7 +17,7 @@ class PrimitiveClass:
     `ops.PrimitiveWithInfer`): `ops.user_primitives` makes such a subclass a row."""
 
     # set by ops.user_primitives: called with every subclass, registers a user's primitive
-    subclass_hook = None
+    subclass_hook: Callable[[type], None] | None = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

@@ -36,7 +36,7 @@ FUNC_TYPES = ("pyfunc", "hybrid", "numba")
 class Custom(PrimitiveClass):
     """An operator made from a user's function (see the module docstring)."""
 
-    _rows = {}  # (func, func_type, out_shape, out_dtype, bprop) -> row: one per definition
+    _rows: dict = {}  # (func, func_type, out_shape, out_dtype, bprop) -> row: one per definition
 
     def __init__(self, func, out_shape=None, out_dtype=None, func_type="hybrid", bprop=None,
                  reg_info=None):

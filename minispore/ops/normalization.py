@@ -2,14 +2,17 @@
 statistics and lrn, exact composites (their gradients come from the ops they are made of)."""
 import numpy as np
 
+from ..context import parallel
 from . import functional as F
 from .arguments import as_tensor, op_error
+from .collective import ReduceOp, all_reduce_p
+from .primitive import bind
 
 __all__ = ["batch_norm", "group_norm", "layer_norm", "lrn"]
 
 
 def batch_norm(input_x, running_mean, running_var, weight, bias, training=False, momentum=0.1,
-               eps=1e-5):
+               eps=1e-5, *, group=None):
     """Batch normalisation over every axis but the channel axis 1 of an (N, C, ...) input.
 
     y = (x - mean) / sqrt(var + eps) * weight + bias. training=True normalises with the
@@ -22,6 +25,8 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
     nn.BatchNorm2d(momentum=0.9) states the opposite convention (running = momentum * running
     + (1 - momentum) * batch): a layer passes ``1 - its_momentum`` here. training=False
     normalises with running_mean/running_var. weight/bias may be None (1 and 0).
+    group (minispore): a communication group whose ranks' batches are normalised together, as
+    one batch (nn.SyncBatchNorm): the statistics are all-reduced across its ranks.
 
         >>> x = ms.Tensor(np.array([[1.0], [3.0]], np.float32))
         >>> mean, var = ms.Tensor([0.0]), ms.Tensor([1.0])
@@ -42,11 +47,13 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
     per_channel = (1, channels) + (1,) * (x.ndim - 2)
     if training:
         count = x.size // channels
+        if group is not None:
+            count *= parallel.world().group_size(group)
         if count < 2:
             raise op_error("batch_norm", (x,), "training needs more than one value per channel")
-        mean = F.mean(x, axes, True)
+        mean = _batch_mean(x, axes, count, group)
         centered = F.sub(x, mean)
-        var = F.mean(F.mul(centered, centered), axes, True)
+        var = _batch_mean(F.mul(centered, centered), axes, count, group)
         _update_running(running_mean, mean, momentum, 1.0)
         _update_running(running_var, var, momentum, count / (count - 1))
     else:
@@ -60,6 +67,14 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
     if bias is not None:
         y = F.add(y, F.reshape(bias, per_channel))
     return y
+
+
+def _batch_mean(x, axes, count, group):
+    """The mean over `axes` of the batch: this process's, or every rank's of `group` at once."""
+    if group is None:
+        return F.mean(x, axes, True)
+    total = bind(all_reduce_p, F.sum(x, axes, True), op=ReduceOp.SUM, group=group)
+    return F.div(total, float(count))
 
 
 def _update_running(running, batch_stat, momentum, correction):

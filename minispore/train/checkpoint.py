@@ -43,6 +43,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ..context import parallel
 from ..core.dtype import ALL_TYPES, is_float_np
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor
@@ -71,8 +72,10 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
         save_obj: a Cell (its parameters, keyed by `Parameter.name`), a list of
             ``{"name": str, "data": Tensor}`` dicts, or a dict name -> Tensor.
         ckpt_file_name: the file to write; its directory must exist.
-        integrated_save, async_save: accepted for MindSpore compatibility (one process,
-            synchronous writes).
+        integrated_save: in a data-parallel job (every rank holds the same parameters) only
+            rank 0 writes, so ranks never race on one file; False writes on every rank, each
+            to its own file (``name_rank<r>.ckpt``).
+        async_save: accepted for MindSpore compatibility (writes are synchronous).
         append_dict: extra entries, name -> int, float, bool, str or Tensor (e.g. the epoch).
             Numbers come back from `load_checkpoint` as 0-d Parameters, strings as str.
         choice_func: name -> bool; only the parameters it accepts are saved.
@@ -81,6 +84,11 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
         >>> save_checkpoint({"w": ms.Tensor([1.0, 2.0])}, "w.ckpt")    # doctest: +SKIP
     """
     path = _ckpt_path(ckpt_file_name)
+    if parallel.data_parallel():
+        if integrated_save and parallel.world().rank != 0:
+            return
+        if not integrated_save:
+            path = f"{path[:-len('.ckpt')]}_rank{parallel.world().rank}.ckpt"
     tensors, strings = _collect(save_obj, append_dict, choice_func)
     entries, offset = [], 0
     for name, array in tensors.items():

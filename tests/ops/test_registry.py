@@ -35,7 +35,7 @@ from typing import NamedTuple
 import numpy as np
 import pytest
 from helpers import assert_close, numeric_grad, run_in_mode, to_numpy
-from ops import ctc_samples, surface_samples  # tests/ is on sys.path (the conftest's folder)
+from ops import collective_samples, ctc_samples, surface_samples  # tests/ is on sys.path (the conftest's folder)
 
 import minispore as ms
 from minispore.ops.indexing import parse_index
@@ -366,6 +366,9 @@ FIRST_ORDER_ONLY = {
     "while_loop_vjp": "the backward of a graph loop: a second-order rule would need every "
                       "iteration's values inside the graph, whose shapes are static",
 }
+
+# The collectives (ops.collective) keep their samples in a module of their own.
+SAMPLES.update(collective_samples.recipes(sys.modules[__name__]))
 
 # The CTC loss's primitives (ops.ctc) keep their samples in a module of their own.
 SAMPLES.update(ctc_samples.recipes(sys.modules[__name__]))

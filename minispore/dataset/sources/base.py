@@ -8,6 +8,7 @@ import copy
 
 import numpy as np
 
+from ...context import parallel
 from .. import config
 from ..engine import Dataset
 from ..failures import failure_from
@@ -31,7 +32,8 @@ class MappableSource(Dataset):
         api: the source's name for messages.
         column_names: its columns.
         num_samples, shuffle, sampler, num_shards, shard_id: which rows an epoch reads, as in
-            MindSpore (see `samplers.select_sampler`); shuffling is the default.
+            MindSpore (see `samplers.select_sampler`); shuffling is the default. In a
+            data-parallel job (set_auto_parallel_context) the default shards by rank.
         num_parallel_workers: workers reading rows (threads, or processes with
             python_multiprocessing).
     """
@@ -41,6 +43,9 @@ class MappableSource(Dataset):
                  python_multiprocessing=False):
         super().__init__(column_names)
         self._api = api
+        if num_shards is None and shard_id is None and sampler is None and \
+                parallel.data_parallel():  # each process of a data-parallel job reads its part
+            num_shards, shard_id = parallel.world().size, parallel.world().rank
         self._sampler = select_sampler(api, sampler, shuffle, num_samples, num_shards, shard_id)
         self._workers = config.check_workers(num_parallel_workers, api)
         self._processes = bool(python_multiprocessing)

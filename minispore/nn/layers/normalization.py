@@ -51,7 +51,7 @@ def _check_channels(cell, x, ranks, channels):
 
 
 class _BatchNorm(Cell):
-    _ranks = ()  # input ranks the subclass accepts
+    _ranks: tuple[int, ...] = ()  # input ranks the subclass accepts
 
     def __init__(self, num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init="ones",
                  beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",

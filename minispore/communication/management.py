@@ -1,0 +1,100 @@
+"""init, ranks and groups: MindSpore's `communication.management` over MPI (mpi4py)."""
+import os
+
+from ..context import parallel
+from ..context.parallel import WORLD_GROUP
+from .mpi_world import MpiWorld
+
+HCCL_WORLD_COMM_GROUP = "hccl_world_group"
+NCCL_WORLD_COMM_GROUP = "nccl_world_group"
+# environment variables a launcher sets (Open MPI, MPICH/Hydra, PMIx/Slurm)
+_LAUNCHER_VARIABLES = ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK",
+                       "MPI_LOCALNRANKS", "SLURM_PROCID")
+
+
+class GlobalComm:
+    """MindSpore's record of the communication setup."""
+    BACKEND = "none"
+    WORLD_COMM_GROUP = WORLD_GROUP
+    INITED = False
+
+
+def init(backend_name: str | None = None) -> None:
+    """Join the processes of this job: MPI when a launcher (mpirun, mpiexec, srun) started
+    several, a one-process world otherwise. backend_name: None, "mpi", or MindSpore's device
+    names ("hccl", "nccl"), which run on MPI here (NCCL on GPUs is not provided yet).
+
+        >>> init(); get_rank(), get_group_size()
+        (0, 1)
+    """
+    if backend_name not in (None, "mpi", "hccl", "nccl"):
+        raise ValueError(f"communication.init: unknown backend {backend_name!r} "
+                         f"(minispore runs 'mpi'; 'hccl'/'nccl' are accepted and mean MPI)")
+    if GlobalComm.INITED:
+        return
+    launched = backend_name == "mpi" or any(v in os.environ for v in _LAUNCHER_VARIABLES)
+    world: MpiWorld | parallel.SingleProcessWorld
+    if launched:
+        world = MpiWorld()  # imports mpi4py: only in a launched job
+    else:
+        world = parallel.SingleProcessWorld()
+    parallel.install_world(world)
+    parallel.set_auto_parallel_context(device_num=world.size, global_rank=world.rank)
+    GlobalComm.BACKEND, GlobalComm.INITED = world.backend_name, True
+
+
+def release() -> None:
+    """Leave the communication world (back to one process)."""
+    parallel.install_world(parallel.SingleProcessWorld())
+    GlobalComm.BACKEND, GlobalComm.INITED = "none", False
+
+
+def _world():
+    return parallel.world()
+
+
+def get_rank(group: str = WORLD_GROUP) -> int:
+    """This process's rank in `group`."""
+    return _world().group_rank(group)
+
+
+def get_group_size(group: str = WORLD_GROUP) -> int:
+    """The number of processes in `group`."""
+    return _world().group_size(group)
+
+
+def get_local_rank(group: str = WORLD_GROUP) -> int:
+    """This process's rank among the processes of its machine."""
+    return _world().local_rank
+
+
+def get_local_rank_size(group: str = WORLD_GROUP) -> int:
+    """The number of processes of this job on this machine."""
+    return _world().local_size
+
+
+def create_group(group: str, rank_ids: list) -> None:
+    """A named group of some world ranks (every process of the job must call it)."""
+    create = getattr(_world(), "create_group", None)
+    if create is None:
+        if list(rank_ids) != [0]:
+            raise ValueError(f"create_group: ranks {list(rank_ids)} do not exist in a "
+                             f"one-process world")
+        return
+    create(group, list(rank_ids))
+
+
+def destroy_group(group: str) -> None:
+    destroy = getattr(_world(), "destroy_group", None)
+    if destroy is not None:
+        destroy(group)
+
+
+def get_world_rank_from_group_rank(group: str, group_rank_id: int) -> int:
+    return _world().world_rank(group, group_rank_id) if hasattr(_world(), "world_rank") \
+        else group_rank_id
+
+
+def get_group_rank_from_world_rank(world_rank_id: int, group: str) -> int:
+    return _world().rank_in_group(world_rank_id, group) if hasattr(_world(), "rank_in_group") \
+        else world_rank_id

@@ -1,0 +1,103 @@
+"""Data-parallel training: gradients all-reduced across the processes of the job.
+
+    >>> reducer = nn.DistributedGradReducer(optimizer.parameters, mean=True)
+    >>> grads = reducer(grads)            # the same gradients on every rank
+
+`TrainOneStepCell` and `Model` do this by themselves once
+`set_auto_parallel_context(parallel_mode=DATA_PARALLEL)` is set and several processes run.
+"""
+from ..context import parallel
+from ..core.dtype import float32
+from ..ops import functional as F
+from ..ops.collective import ReduceOp, all_reduce_p
+from ..ops.primitive import bind
+from .cell import Cell
+from .layers.normalization import _BatchNorm, _check_channels
+
+BUCKET_ELEMENTS = 1 << 22  # gradients are all-reduced in buckets of up to 4M elements
+
+
+class DistributedGradReducer(Cell):
+    """All-reduce a tuple of gradients (MindSpore's `nn.DistributedGradReducer`).
+
+    Gradients are flattened and concatenated into buckets (one all-reduce each rather than one
+    per parameter: few large messages cost less than many small ones), summed across ranks,
+    divided by `degree` when `mean`, and split back.
+
+    Args:
+        parameters: the parameters the gradients belong to (their order).
+        mean: divide the sum by `degree` (default: the parallel context's gradients_mean).
+        degree: the number of processes (default: the group's size).
+        fusion_type, group: MindSpore's; `group` names the communication group.
+    """
+
+    def __init__(self, parameters, mean=None, degree=None, fusion_type=1,
+                 group=parallel.WORLD_GROUP):
+        super().__init__(auto_prefix=False)
+        self.mean = parallel.get_auto_parallel_context("gradients_mean") if mean is None \
+            else bool(mean)
+        self.degree = degree if degree is not None else parallel.world().group_size(group)
+        self.group = group
+        self._split_points = tuple(parallel.get_auto_parallel_context("all_reduce_fusion_config"))
+
+    def construct(self, grads):
+        grads = tuple(grads)
+        reduced = [None] * len(grads)
+        for bucket in self._buckets(grads):
+            flat = F.concat([F.reshape(grads[i], (-1,)) for i in bucket], 0) \
+                if len(bucket) > 1 else F.reshape(grads[bucket[0]], (-1,))
+            total = bind(all_reduce_p, flat, op=ReduceOp.SUM, group=self.group)
+            if self.mean:
+                total = total / float(self.degree)
+            start = 0
+            for i in bucket:
+                size = grads[i].size
+                reduced[i] = F.reshape(total[start:start + size], grads[i].shape)
+                start += size
+        return tuple(reduced)
+
+    def _buckets(self, grads):
+        """Index lists of gradients reduced together: split where all_reduce_fusion_config
+        says, else every BUCKET_ELEMENTS elements; one dtype per bucket."""
+        buckets, current, elements = [], [], 0
+        for i, g in enumerate(grads):
+            if current and (i in self._split_points or elements + g.size > BUCKET_ELEMENTS
+                            or g.dtype != grads[current[0]].dtype):
+                buckets.append(current)
+                current, elements = [], 0
+            current.append(i)
+            elements += g.size
+        if current:
+            buckets.append(current)
+        return buckets
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch normalisation whose batch statistics are those of every rank's batch together
+    (MindSpore's `nn.SyncBatchNorm`): in a data-parallel job the ranks then train as one
+    process on the combined batch would. Inputs (N, C), (N, C, L) or (N, C, H, W).
+
+    process_groups: the ranks normalised together (None: all of them); minispore takes one
+    group, named by `communication.create_group`, or None.
+
+        >>> bn = nn.SyncBatchNorm(16)       # in a network trained on several processes
+    """
+    _ranks = (2, 3, 4)
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init="ones",
+                 beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",
+                 use_batch_statistics=None, process_groups=None, dtype=float32):
+        super().__init__(num_features, eps, momentum, affine, gamma_init, beta_init,
+                         moving_mean_init, moving_var_init, use_batch_statistics, "NCHW", dtype)
+        if process_groups is not None and not isinstance(process_groups, str):
+            raise TypeError("SyncBatchNorm: process_groups must be a group name (see "
+                            "communication.create_group) or None")
+        self.group = process_groups or parallel.WORLD_GROUP
+
+    def construct(self, x):
+        _check_channels(self, x, self._ranks, self.num_features)
+        use_batch = self.training if self.use_batch_statistics is None \
+            else self.use_batch_statistics
+        return F.batch_norm(x, self.moving_mean, self.moving_variance, self.gamma, self.beta,
+                            training=use_batch, momentum=1.0 - self.momentum, eps=self.eps,
+                            group=self.group if use_batch else None)
