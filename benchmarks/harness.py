@@ -109,6 +109,26 @@ class Context:
         return self._report(name, condition, detail)
 
 
+def check_and_time(ctx, step, check_steps, loss_first, loss_last=None, after_first_step=None):
+    """A training workload's check steps (the warm-up too): the first loss (and the last, when
+    `loss_last` is given) against the reference, a falling loss; then the median ms per step.
+    `after_first_step` runs once after the first (compiling) step."""
+    losses = []
+    for i in range(check_steps):
+        t0 = time.perf_counter()
+        losses.append(float(step()))
+        if i == 0:
+            ctx.info["first_step_s"] = time.perf_counter() - t0
+            if after_first_step is not None:
+                after_first_step()
+    ctx.close("loss_first", losses[0], loss_first, atol=5e-4)
+    if loss_last is not None:
+        ctx.close("loss_last", losses[-1], loss_last, atol=2e-3)
+    ctx.true("loss_decreased", losses[-1] < losses[0], f"{losses[0]:.4f} -> {losses[-1]:.4f}")
+    ctx.info.update(loss_first=losses[0], loss_last=losses[-1])
+    return ctx.time(step) * 1e3
+
+
 def median_of_calls(fn, n):
     """Median wall time of n single calls (for slow calls: compile, first call)."""
     samples = []
@@ -176,6 +196,17 @@ def import_torch():
     except RuntimeError:  # only allowed before the first parallel work; already one then
         pass
     return torch
+
+
+def torch_train_step(loss_fn, optimizer, *args):
+    """step() -> loss: zero the gradients, loss_fn(*args), backward, optimizer step."""
+    def step():
+        optimizer.zero_grad()
+        loss = loss_fn(*args)
+        loss.backward()
+        optimizer.step()
+        return loss.detach()
+    return step
 
 
 def import_jax():

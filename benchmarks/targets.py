@@ -3,7 +3,8 @@
 `table` below is run.aggregate's result: {(workload, adapter): {"metrics": {name: value}}}.
 """
 TABLE_ORDER = ("op_overhead", "ew_fwd", "ew_fwd_bwd", "mlp_train_step", "compile_ew_fwd",
-               "compile_mlp_step", "conv_small", "fallback_if", "lstm_lm")
+               "compile_mlp_step", "conv_small", "fallback_if", "lstm_lm",
+               "transformer_block")
 
 # workload -> (the metric its table leads with and ratios use, unit)
 PRIMARY = {
@@ -16,6 +17,7 @@ PRIMARY = {
     "conv_small": ("ms", "ms"),
     "fallback_if": ("ms", "ms"),
     "lstm_lm": ("ms", "ms"),
+    "transformer_block": ("ms", "ms"),
 }
 
 # shared/BENCHMARKS.md: numpy, PyTorch 2.13 eager, torch.compile, JAX 0.10 jit,
@@ -76,12 +78,14 @@ def evaluate_targets(table):
                                       ("ew_fwd_bwd", "jax_jit", "JAX jit"),
                                       ("mlp_train_step", "jax_jit", "JAX jit"),
                                       ("conv_small", "torch_eager", "PyTorch eager"),
-                                      ("lstm_lm", "torch_eager", "PyTorch eager")):
+                                      ("lstm_lm", "torch_eager", "PyTorch eager"),
+                                      ("transformer_block", "torch_eager", "PyTorch eager"),
+                                      ("transformer_block", "torch_compile", "torch.compile")):
         limit, source = _peer_limit(table, workload, peer)
         rows.append(_at_most(f"Graph ≤ {peer_name} on {workload}", table, workload,
                              "minispore_graph", limit, source, PRIMARY[workload][1]))
     for workload in ("op_overhead", "ew_fwd", "ew_fwd_bwd", "mlp_train_step", "conv_small",
-                     "lstm_lm"):
+                     "lstm_lm", "transformer_block"):
         rows.append(_at_most(f"Graph never slower than PyNative: {workload}", table, workload,
                              "minispore_graph", _value(table, workload, "minispore_pynative"),
                              "PyNative", PRIMARY[workload][1]))

@@ -51,6 +51,10 @@ SIMPLE = {
     "L2Loss": lambda x: F.div(F.sum(F.square(x)), 2.0),
     "Lstsq": F.lstsq, "IndexFill": F.index_fill, "InplaceUpdate": F.inplace_update,
     "Unstack": F.unstack,
+    # activations
+    "FastGeLU": F.fast_gelu, "FastGelu": F.fast_gelu, "HSigmoid": F.hardsigmoid,
+    "HSwish": F.hardswish, "Mish": F.mish, "PReLU": F.prelu, "SeLU": F.selu,
+    "Softsign": F.softsign,
 }
 
 
@@ -205,6 +209,12 @@ CONFIGURED = {
                    "data_format": "NCHW"},
                   lambda self, x, scale, bias, mean, variance: _batch_norm(
                       self, x, scale, bias, mean, variance)),
+    # activations
+    "CeLU": ({"alpha": 1.0}, lambda self, x: F.celu(x, self.alpha)),
+    "Elu": ({"alpha": 1.0}, lambda self, x: F.elu(x, self.alpha)),
+    "GLU": ({"axis": -1}, lambda self, x: F.glu(x, self.axis)),
+    "HShrink": ({"lambd": 0.5}, lambda self, x: F.hardshrink(x, self.lambd)),
+    "SoftShrink": ({"lambd": 0.5}, lambda self, x: F.softshrink(x, self.lambd)),
 }
 
 

@@ -2,6 +2,9 @@
 (`ops.conv2d`, `ops.cross_entropy`...):
 
     activation      softmax, log_softmax, relu6, leaky_relu, elu, hardsigmoid, hardswish
+    activation_ext  prelu, mish, hardtanh, selu, celu, glu, logsigmoid, softsign, softmin,
+                    softshrink, hardshrink, tanhshrink, threshold, fast_gelu, rrelu
+    attention       multi_head_attention_forward, scaled_dot_product_attention
     conv            conv2d, and the primitives of its derivatives
     conv_nd         conv1d, conv3d, conv_transpose1d/2d/3d (on conv's primitives)
     pool            max_pool2d (and its derivative primitives), avg_pool2d
@@ -20,6 +23,8 @@
 checks of the user-facing functions.
 """
 from .activation import *
+from .activation_ext import *
+from .attention import *
 from .conv import *
 from .conv_nd import *
 from .ctc import *

@@ -135,6 +135,7 @@ def test_epilogue_fusion_leaves_shared_products_and_broadcast_biases_alone():
 KERNEL_CASES = {
     "softmax": [dict(axis=(1,))],
     "log_softmax": [dict(axis=(1,))],
+    "biased_softmax": [dict(scale=0.5), dict(scale=1.0)],
     "sparse_softmax_cross_entropy": [dict(ignore_index=i, reduction=r)
                                      for i in (None, 2) for r in ("mean", "sum", "none")],
     "sparse_softmax_cross_entropy_grad": [dict(ignore_index=i, reduction=r)
@@ -156,6 +157,9 @@ def _inputs(name, dtype, attrs, rng):
     logits[4, 2] = np.nan                      # nan propagates
     if name in ("softmax", "log_softmax"):
         return [logits]
+    if name == "biased_softmax":   # a mask's bias: -1e30 where masked, shared by the rows
+        bias = np.where(rng.random((1, 5)) > 0.6, -1e30, rng.standard_normal((1, 5)))
+        return [logits, bias.astype(dtype)]
     labels = np.array([0, 2, 4, 1, 3, 2], np.int32)
     if name == "sparse_softmax_cross_entropy":
         return [logits, labels]

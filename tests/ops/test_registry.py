@@ -296,6 +296,11 @@ SAMPLES = {
     "softmax": lambda rng: [sample(normal(rng, (3, 4), 3.0), axis=(1,)),
                             sample(normal(rng, (2, 3, 2)), axis=(0, 2)),
                             sample(normal(rng, ()), axis=())],
+    # a mask-like bias broadcast along some axes; bias -1e30 (a masked key) included
+    "biased_softmax": lambda rng: [
+        sample(normal(rng, (2, 3, 4), 3.0), normal(rng, (1, 3, 4)), scale=0.5),
+        sample(normal(rng, (2, 3, 4)), np.where(rng.random((2, 1, 4)) > 0.7, -1e30, 0.0),
+               scale=1.0)],
     "log_softmax": lambda rng: [sample(normal(rng, (3, 4), 3.0), axis=(1,)),
                                 sample(normal(rng, (2, 3, 2)), axis=(0, 2)),
                                 sample(normal(rng, ()), axis=())],

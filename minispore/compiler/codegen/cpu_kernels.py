@@ -15,6 +15,7 @@ import numpy as np
 
 from ...ops import sparse_cross_entropy as cross_entropy
 from ...ops.activation import log_softmax_p, softmax_p
+from ...ops.attention import biased_softmax
 
 
 class CpuKernel(NamedTuple):
@@ -70,6 +71,44 @@ def _rows_kernel(take_log):
         kernel(rows, out, take_log)
         return out.reshape(x.shape)
     return CpuKernel(_ROWS_SOURCE, call)
+
+
+# ***** softmax(x * scale + bias): attention weights with their masks, one pass *****
+
+# Row i of x (the scores) reads bias row index[i]: the bias (a mask: (1, 1, L, S), (N, 1, 1, S)
+# ...) stays its own small size instead of being broadcast to the scores' shape.
+_BIASED_SOURCE = """
+@numba.njit(**KERNEL_FLAGS)
+def kernel(x, bias, index, scale, out):
+    rows, n = x.shape
+    for i in range(rows):
+        b = index[i]
+        top = x[i, 0] * scale + bias[b, 0]
+        for j in range(1, n):
+            top = _acc_max(top, x[i, j] * scale + bias[b, j])
+        total = 0.0
+        for j in range(n):
+            e = exp(x[i, j] * scale + bias[b, j] - top)
+            out[i, j] = e
+            total = _acc_sum(total, np.float64(e))
+        inverse = 1.0 / total
+        for j in range(n):
+            out[i, j] = DTYPE(out[i, j] * inverse)
+"""
+
+
+def _biased_softmax_call(kernel, x, bias, scale):
+    if x.size == 0 or bias.dtype != x.dtype:
+        return NotImplemented
+    n = x.shape[-1]
+    bias_rows = bias.shape[:-1]
+    # the bias's rows, each widened to n columns; which of them each row of x reads
+    table = np.ascontiguousarray(np.broadcast_to(bias, bias_rows + (n,))).reshape(-1, n)
+    index = np.broadcast_to(np.arange(table.shape[0]).reshape(bias_rows), x.shape[:-1])
+    rows = np.ascontiguousarray(x).reshape(-1, n)
+    out = np.empty_like(rows)
+    kernel(rows, table, np.ascontiguousarray(index).reshape(-1), x.dtype.type(scale), out)
+    return out.reshape(x.shape)
 
 
 # ***** sparse softmax cross-entropy, its gradient, and both *****
@@ -219,6 +258,7 @@ def _sparse_ce_and_grad_kernel_call(kernel, logits, labels, dout, ignore_index, 
 CPU_KERNELS = {
     softmax_p: _rows_kernel(False),
     log_softmax_p: _rows_kernel(True),
+    biased_softmax: CpuKernel(_BIASED_SOURCE, _biased_softmax_call),
     cross_entropy.sparse_softmax_cross_entropy:
         CpuKernel(_SPARSE_CE_SOURCE, _sparse_ce_kernel_call),
     cross_entropy.sparse_softmax_cross_entropy_grad:

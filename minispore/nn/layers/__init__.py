@@ -14,6 +14,26 @@ from .activation import (  # noqa: F401
                          Tanh,
                          get_activation,
 )
+from .activation_ext import (  # noqa: F401
+                         CELU,
+                         GLU,
+                         FastGelu,
+                         Hardtanh,
+                         HShrink,
+                         HSigmoid,
+                         HSwish,
+                         LogSigmoid,
+                         Mish,
+                         PReLU,
+                         RReLU,
+                         SeLU,
+                         Softmax2d,
+                         Softmin,
+                         SoftShrink,
+                         Softsign,
+                         Tanhshrink,
+                         Threshold,
+)
 from .basic import Dense, Dropout, Embedding, Flatten  # noqa: F401
 from .container import CellDict, CellList, SequentialCell  # noqa: F401
 from .conv import (  # noqa: F401
@@ -73,6 +93,14 @@ from .resize_pad import (  # noqa: F401
 )
 from .rnn_cells import GRUCell, LSTMCell, RNNCell  # noqa: F401
 from .tensor_ops import Roll, Tril, Triu  # noqa: F401
+from .transformer import (  # noqa: F401
+                         MultiheadAttention,
+                         Transformer,
+                         TransformerDecoder,
+                         TransformerDecoderLayer,
+                         TransformerEncoder,
+                         TransformerEncoderLayer,
+)
 
 __all__ = ["ELU", "GELU", "LeakyReLU", "LogSoftmax", "ReLU", "ReLU6", "Sigmoid", "SiLU", "Softmax",
            "Tanh", "get_activation", "Dense", "Dropout", "Embedding", "Flatten", "CellList",
@@ -88,3 +116,8 @@ __all__ += ["Conv1d", "Conv3d", "Conv1dTranspose", "Conv2dTranspose", "Conv3dTra
             "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "ResizeBilinear",
             "Unfold", "Upsample", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d"]
 __all__ += ["RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
+__all__ += ["CELU", "GLU", "PReLU", "RReLU", "FastGelu", "Hardtanh", "HShrink", "HSigmoid",
+            "HSwish", "LogSigmoid", "Mish", "SeLU", "Softmax2d", "Softmin", "SoftShrink", "Softsign",
+            "Tanhshrink", "Threshold"]
+__all__ += ["MultiheadAttention", "Transformer", "TransformerDecoder", "TransformerDecoderLayer",
+            "TransformerEncoder", "TransformerEncoderLayer"]

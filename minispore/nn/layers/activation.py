@@ -1,4 +1,5 @@
-"""Activation Cells, and `get_activation(name)` for `Dense(activation='relu')`.
+"""Activation Cells: ReLU, ReLU6, Sigmoid, Tanh, SiLU, LeakyReLU, ELU, GELU, Softmax, LogSoftmax
+(more in activation_ext), and `get_activation(name)` for `Dense(activation='relu')`.
 
     >>> import minispore as ms
     >>> ms.nn.ReLU()(ms.Tensor([-1.0, 2.0]))
@@ -6,21 +7,32 @@
 """
 from ...ops import functional as F
 from ..cell import Cell
+from .activation_ext import (
+    CELU,
+    GLU,
+    FastGelu,
+    Hardtanh,
+    HShrink,
+    HSigmoid,
+    HSwish,
+    LogSigmoid,
+    Mish,
+    PReLU,
+    RReLU,
+    SeLU,
+    Softmax2d,
+    Softmin,
+    SoftShrink,
+    Softsign,
+    Tanhshrink,
+    _elementwise,
+)
 
-
-def _elementwise(name, fn, doc):
-    """A Cell class without attributes whose construct is `fn(x)`."""
-    def construct(self, x):
-        return fn(x)
-    return type(name, (Cell,), {"construct": construct, "__doc__": doc,
-                                "__module__": __name__})
-
-
-ReLU = _elementwise("ReLU", F.relu, "max(x, 0).")
-ReLU6 = _elementwise("ReLU6", F.relu6, "min(max(x, 0), 6).")
-Sigmoid = _elementwise("Sigmoid", F.sigmoid, "1 / (1 + exp(-x)).")
-Tanh = _elementwise("Tanh", F.tanh, "tanh(x).")
-SiLU = _elementwise("SiLU", F.silu, "x * sigmoid(x).")
+ReLU = _elementwise("ReLU", F.relu, "max(x, 0).", __name__)
+ReLU6 = _elementwise("ReLU6", F.relu6, "min(max(x, 0), 6).", __name__)
+Sigmoid = _elementwise("Sigmoid", F.sigmoid, "1 / (1 + exp(-x)).", __name__)
+Tanh = _elementwise("Tanh", F.tanh, "tanh(x).", __name__)
+SiLU = _elementwise("SiLU", F.silu, "x * sigmoid(x).", __name__)
 
 
 class LeakyReLU(Cell):
@@ -79,13 +91,23 @@ class LogSoftmax(Cell):
         return F.log_softmax(x, self.axis)
 
 
+# MindSpore's names (lower case); Threshold has no defaults and is not named
 _BY_NAME = {"relu": ReLU, "relu6": ReLU6, "sigmoid": Sigmoid, "tanh": Tanh, "silu": SiLU,
             "leakyrelu": LeakyReLU, "elu": ELU, "gelu": GELU, "softmax": Softmax,
-            "logsoftmax": LogSoftmax}
+            "logsoftmax": LogSoftmax, "prelu": PReLU, "hswish": HSwish, "hsigmoid": HSigmoid,
+            "mish": Mish, "selu": SeLU, "celu": CELU, "logsigmoid": LogSigmoid,
+            "softsign": Softsign, "softmin": Softmin, "softshrink": SoftShrink,
+            "hshrink": HShrink, "tanhshrink": Tanhshrink, "fast_gelu": FastGelu,
+            "rrelu": RReLU, "hardtanh": Hardtanh, "glu": GLU, "softmax2d": Softmax2d}
 
 
 def get_activation(name):
-    """The activation Cell called `name` ('relu', 'sigmoid', 'tanh', 'gelu', 'softmax'...)."""
+    """The activation Cell called `name` ('relu', 'sigmoid', 'tanh', 'gelu', 'mish',
+    'hswish'...), built with its defaults.
+
+        >>> type(ms.nn.get_activation("hswish")).__name__
+        'HSwish'
+    """
     if not isinstance(name, str) or name.lower() not in _BY_NAME:
         raise ValueError(f"get_activation: unknown activation {name!r}; known: {sorted(_BY_NAME)}")
     return _BY_NAME[name.lower()]()
