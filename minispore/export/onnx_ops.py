@@ -153,6 +153,20 @@ def _cumsum(b, node, ins, axis, reverse):
                  reverse=int(reverse))
 
 
+def _split_v(b, node, ins, axis, sections):
+    return list(b.add("Split", [ins[0], b.ints(sections)], n_outputs=len(sections),
+                      axis=int(axis)))
+
+
+def _biased_softmax(b, node, ins, scale):
+    """softmax(x * scale + bias) over the last axis."""
+    dtype = node.inputs[0].dtype
+    scaled = b.add("Mul", [ins[0], b.scalar_like(scale, dtype)])
+    bias = ins[1] if node.inputs[1].dtype == dtype else \
+        b.add("Cast", [ins[1]], to=onnx_dtype(b.onnx, dtype))
+    return b.add("Softmax", [b.add("Add", [scaled, bias])], axis=-1)
+
+
 def _einsum(b, node, ins, equation):
     return b.add("Einsum", ins, equation=equation)
 
@@ -220,4 +234,4 @@ RULES = {**{name: _unary(op) for name, op in UNARY.items()},
          "conv2d": _conv2d, "max_pool2d": _max_pool2d, "pad": _pad, "concat": _concat,
          "select": _select, "argmax": _argmax("ArgMax"), "argmin": _argmax("ArgMin"),
          "cumsum": _cumsum, "einsum": _einsum, "take_along_axis": _take_along_axis,
-         "getitem": _getitem}
+         "getitem": _getitem, "split_v": _split_v, "biased_softmax": _biased_softmax}

@@ -64,13 +64,30 @@ class TinyLSTM(nn.Cell):
         return self.head(h)
 
 
+class LibraryLSTM(nn.Cell):
+    """nn.LSTM (bidirectional, 2 layers; Graph mode unrolls its time loop), then a Dense."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(4, 6, num_layers=2, batch_first=True, bidirectional=True)
+        self.head = nn.Dense(12, 2)
+
+    def construct(self, x):
+        out, _ = self.lstm(x)
+        return self.head(out[:, -1])
+
+
 @pytest.mark.parametrize("build, shape", [
     (lambda: nn.SequentialCell([nn.Dense(4, 8), nn.ReLU(), nn.Dense(8, 3, activation="tanh")]),
      (5, 4)),
     (DigitsCNN, (4, 1, 8, 8)),
     (EncoderBlock, (2, 6, 16)),
     (TinyLSTM, (3, 4, 3)),
-], ids=["mlp", "digits-cnn", "transformer-encoder-block", "lstm"])
+    (lambda: LibraryLSTM(), (3, 5, 4)),
+    (lambda: nn.TransformerEncoderLayer(16, 2, dim_feedforward=32, dropout=0.0,
+                                        batch_first=True), (2, 6, 16)),
+], ids=["mlp", "digits-cnn", "transformer-encoder-block", "lstm", "nn-lstm",
+        "nn-transformer-encoder-layer"])
 def test_exported_network_matches_minispore(build, shape, tmp_path):
     ms.set_seed(3)
     expected, got, _ = round_trip(build(), rand(*shape), tmp_path)
