@@ -109,18 +109,11 @@ class Context:
         return self._report(name, condition, detail)
 
 
-def check_and_time(ctx, step, check_steps, loss_first, loss_last=None, after_first_step=None):
+def check_and_time(ctx, step, count, loss_first, loss_last=None, after_first_step=None):
     """A training workload's check steps (the warm-up too): the first loss (and the last, when
     `loss_last` is given) against the reference, a falling loss; then the median ms per step.
     `after_first_step` runs once after the first (compiling) step."""
-    losses = []
-    for i in range(check_steps):
-        t0 = time.perf_counter()
-        losses.append(float(step()))
-        if i == 0:
-            ctx.info["first_step_s"] = time.perf_counter() - t0
-            if after_first_step is not None:
-                after_first_step()
+    losses = check_steps(ctx, step, count, after_first_step)
     ctx.close("loss_first", losses[0], loss_first, atol=5e-4)
     if loss_last is not None:
         ctx.close("loss_last", losses[-1], loss_last, atol=2e-3)
@@ -175,16 +168,7 @@ def torch_sgd_step(torch, loss_fn, params, lr, inputs, compile_loss):
     """step() -> loss: one torch.optim.SGD step of loss_fn(*inputs) (torch.compile compiles
     the loss function when compile_loss; AOTAutograd the backward, the optimizer stays eager)."""
     loss_fn = torch.compile(loss_fn) if compile_loss else loss_fn
-    optimizer = torch.optim.SGD(params, lr=lr)
-
-    def step():
-        optimizer.zero_grad()
-        loss = loss_fn(*inputs)
-        loss.backward()
-        optimizer.step()
-        return loss.detach()
-
-    return step
+    return torch_train_step(loss_fn, torch.optim.SGD(params, lr=lr), *inputs)
 
 
 def import_torch():

@@ -49,12 +49,7 @@ def make_problem():
 
 def run_and_check(ctx, step, after_first_step=None):
     """The check steps (warm-up included), then the median step time in ms."""
-    losses = harness.check_steps(ctx, step, CHECK_STEPS, after_first_step)
-    ctx.close("loss_first", losses[0], LOSS_FIRST, atol=5e-4)
-    ctx.true("loss_decreased", losses[-1] < losses[0],
-             f"{losses[0]:.4f} -> {losses[-1]:.4f}")
-    ctx.info.update(loss_first=losses[0], loss_last=losses[-1])
-    return ctx.time(step) * 1e3
+    return harness.check_and_time(ctx, step, CHECK_STEPS, LOSS_FIRST, None, after_first_step)
 
 
 # ***** minispore *****
