@@ -103,3 +103,15 @@ def test_numpy_creation_defaults_to_float32():
     assert mnp.mgrid[0:2, 0:2][1].tolist() == [[0, 1], [0, 1]]
     with pytest.raises(ValueError, match="split"):
         mnp.split(mnp.ones((3,)), 2)
+
+
+def test_mint_nn_unfold_takes_pytorch_arguments_and_pytorch_names_resolve():
+    x = ms.Tensor(np.arange(32, dtype=np.float32).reshape(1, 2, 4, 4))
+    got = mint.nn.Unfold(2, padding=1, stride=2)(x).asnumpy()
+    padded = np.pad(x.asnumpy(), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    # columns: (channel, kernel row, kernel col) x (block row, block col), as PyTorch orders them
+    want = np.stack([padded[0, :, i:i + 2, j:j + 2].reshape(-1)
+                     for i in range(0, 5, 2) for j in range(0, 5, 2)], axis=1)[None]
+    np.testing.assert_array_equal(got, want)
+    assert mint.nn.Hardswish is nn.HSwish and mint.nn.SELU is nn.SeLU
+    assert mint.nn.Hardsigmoid is nn.HSigmoid and mint.nn.Hardshrink is nn.HShrink

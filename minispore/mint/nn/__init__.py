@@ -17,17 +17,20 @@ from . import functional  # noqa: F401
 # layers whose MindSpore and PyTorch constructors take the same arguments
 _FORWARDED = {
     "ReLU", "ReLU6", "Sigmoid", "Tanh", "SiLU", "Mish", "Hardswish", "Hardsigmoid",
-    "Hardshrink", "Hardtanh", "LogSigmoid", "SELU", "ELU", "PReLU", "Threshold", "MSELoss",
+    "Hardtanh", "LogSigmoid", "ELU", "PReLU", "Threshold", "MSELoss",
     "L1Loss", "BCELoss", "KLDivLoss", "SoftMarginLoss", "CosineEmbeddingLoss", "PixelShuffle",
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d",
     "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d",
-    "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "Unfold", "Fold",
+    "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "Fold",
     "GroupNorm", "Upsample",
 }
 
 
 __getattr__, _dir = forwarder(__name__, _nn, _FORWARDED)
+
+# PyTorch's names for MindSpore layers that take the same arguments under another name
+Hardswish, Hardsigmoid, Hardshrink, SELU = _nn.HSwish, _nn.HSigmoid, _nn.HShrink, _nn.SeLU
 
 
 def __dir__():
@@ -136,3 +139,16 @@ class BCEWithLogitsLoss(_nn.BCEWithLogitsLoss):
 
 class CrossEntropyLoss(_nn.CrossEntropyLoss):
     pass
+
+
+class Unfold(_nn.Cell):
+    """Sliding blocks as columns with PyTorch's arguments (`kernel_size, dilation, padding,
+    stride`), where `nn.Unfold` takes MindSpore's (`ksizes, strides, rates, padding`)."""
+
+    def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.kernel_size, self.dilation = kernel_size, dilation
+        self.padding, self.stride = padding, stride
+
+    def construct(self, x):
+        return F.unfold(x, self.kernel_size, self.dilation, self.padding, self.stride)
