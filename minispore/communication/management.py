@@ -1,7 +1,7 @@
 """init, ranks and groups: MindSpore's `communication.management` over MPI (mpi4py)."""
 import os
 
-from ..context import parallel
+from ..context import config, parallel
 from ..context.parallel import WORLD_GROUP
 from .mpi_world import MpiWorld
 
@@ -41,6 +41,17 @@ def init(backend_name: str | None = None) -> None:
     parallel.install_world(world)
     parallel.set_auto_parallel_context(device_num=world.size, global_rank=world.rank)
     GlobalComm.BACKEND, GlobalComm.INITED = world.backend_name, True
+    _share_cores(world.local_size)
+
+
+def _share_cores(local_size):
+    """Give each of the ranks on this machine its share of the cores, unless the user chose a
+    thread count. Every rank's BLAS otherwise starts a thread per core, and idle OpenBLAS
+    threads spin: with 2 ranks on 2 cores the spinning took the other rank's core and the
+    MLP step ran 2-10x slower than with one thread per rank (benchmarks/dist_bench.py)."""
+    if local_size > 1 and config.get_context("num_threads") is None:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        config.set_context(num_threads=max(1, (cores or 1) // local_size))
 
 
 def release() -> None:
