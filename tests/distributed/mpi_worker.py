@@ -1,5 +1,6 @@
 """Run by test_mpi.py under `mpirun -n 2 python -m mpi4py mpi_worker.py CHECK`: each check
 asserts on every rank; a failing assertion aborts the job (non-zero exit)."""
+import contextlib
 import os
 import sys
 
@@ -73,35 +74,42 @@ class SmallCNN(nn.Cell):
         return self.fc(ops.reshape(self.pool(ops.relu(self.conv(x))), (x.shape[0], -1)))
 
 
-def train(build, data, label, parallel, mode, steps=4):
+@contextlib.contextmanager
+def training(parallel, mode):
+    """The context of one training run: `mode`, data parallel or not, seeded so that every
+    rank starts from the same parameters; all reset afterwards."""
     ms.set_context(mode=mode)
     ms.reset_auto_parallel_context()
     if parallel:
         ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
                                      gradients_mean=True)
     try:
-        ms.set_seed(0)                   # the same initial parameters on every rank
-        net = build()
-        step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()),
-                                   nn.Momentum(net.trainable_params(), 0.1, 0.9))
-        for _ in range(steps):
-            step(ms.Tensor(data), ms.Tensor(label))
-        return [p.asnumpy().copy() for p in net.trainable_params()]
+        ms.set_seed(0)
+        yield
     finally:
         ms.reset_auto_parallel_context()
         ms.set_context(mode=ms.PYNATIVE_MODE)
 
 
+def values(net):
+    return [p.asnumpy().copy() for p in net.trainable_params()]
+
+
+def train(build, data, label, parallel, mode, steps=4):
+    """TrainOneStepCell: it all-reduces the gradients by itself in data-parallel mode."""
+    with training(parallel, mode):
+        net = build()
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()),
+                                   nn.Momentum(net.trainable_params(), 0.1, 0.9))
+        for _ in range(steps):
+            step(ms.Tensor(data), ms.Tensor(label))
+        return values(net)
+
+
 def train_functional(build, data, label, parallel, mode, steps=4):
     """MindSpore's functional recipe: value_and_grad, DistributedGradReducer, optimizer, in
     a @jit step (Graph mode) or eagerly."""
-    ms.set_context(mode=ms.PYNATIVE_MODE)
-    ms.reset_auto_parallel_context()
-    if parallel:
-        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
-                                     gradients_mean=True)
-    try:
-        ms.set_seed(0)
+    with training(parallel, ms.PYNATIVE_MODE):
         net = build()
         loss_fn = nn.MSELoss()
         optimizer = nn.Momentum(net.trainable_params(), 0.1, 0.9)
@@ -117,28 +125,17 @@ def train_functional(build, data, label, parallel, mode, steps=4):
         step = ms.jit(train_step) if mode == ms.GRAPH_MODE else train_step
         for _ in range(steps):
             step(ms.Tensor(data), ms.Tensor(label))
-        return [p.asnumpy().copy() for p in net.trainable_params()]
-    finally:
-        ms.reset_auto_parallel_context()
+        return values(net)
 
 
 def train_model(build, data, label, parallel, mode):
     """Model.train over a dataset: in data-parallel mode it shards by rank by itself."""
-    ms.set_context(mode=mode)
-    ms.reset_auto_parallel_context()
-    if parallel:
-        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
-                                     gradients_mean=True)
-    try:
-        ms.set_seed(0)
+    with training(parallel, mode):
         net = build()
         model = ms.train.Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9))
         dataset = ds.NumpySlicesDataset((data, label), ["x", "y"], shuffle=False)
         model.train(2, dataset.batch(4 if parallel else 8))
-        return [p.asnumpy().copy() for p in net.trainable_params()]
-    finally:
-        ms.reset_auto_parallel_context()
-        ms.set_context(mode=ms.PYNATIVE_MODE)
+        return values(net)
 
 
 def check_training():
