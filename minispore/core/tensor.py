@@ -118,8 +118,16 @@ class Tensor:
         return cls._wrap(device.to_device(np.ascontiguousarray(array)))
 
     def __dlpack__(self, *args, **kwargs):
-        """Export the data by DLPack without a copy (`np.from_dlpack(t)`, `torch.from_dlpack(t)`)."""
-        return self._host_or_device("__dlpack__").__dlpack__(*args, **kwargs)
+        """Export the data by DLPack without a copy (`np.from_dlpack(t)`, `torch.from_dlpack(t)`).
+
+        A read-only tensor (one imported from JAX, whose arrays are immutable) goes to a
+        consumer of the unversioned protocol (JAX itself, PyTorch) as a copy: that protocol
+        cannot mark memory read-only, and the producer's memory must not be written."""
+        data = self._host_or_device("__dlpack__")
+        if (isinstance(data, np.ndarray) and not data.flags.writeable
+                and kwargs.get("max_version") is None):
+            data = data.copy()
+        return data.__dlpack__(*args, **kwargs)
 
     def __dlpack_device__(self):
         return self._host_or_device("__dlpack_device__").__dlpack_device__()

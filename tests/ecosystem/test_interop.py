@@ -96,7 +96,12 @@ def test_torch_round_trip_without_copies():
 def test_jax_round_trip_without_copies():
     jnp = pytest.importorskip("jax.numpy", reason="JAX not installed: DLPack with JAX")
     src = jnp.arange(4.0, dtype=jnp.float32)
-    t = ms.from_dlpack(src)
+    t = ms.from_dlpack(src)                        # JAX -> minispore: shared, read-only
+    assert address(t) == src.unsafe_buffer_pointer()
     np.testing.assert_array_equal(t.asnumpy(), [0.0, 1.0, 2.0, 3.0])
+    # minispore -> JAX: shared when the buffer meets XLA's alignment, else JAX copies it
+    mine = ms.Tensor(np.arange(3, dtype=np.float32))
+    np.testing.assert_array_equal(np.asarray(jnp.from_dlpack(mine)), [0.0, 1.0, 2.0])
+    # back to JAX: a copy, as documented (JAX's protocol cannot mark memory read-only)
     back = jnp.from_dlpack(t)
     np.testing.assert_array_equal(np.asarray(back), [0.0, 1.0, 2.0, 3.0])
