@@ -43,12 +43,7 @@ def _step(kind):
         return mlp_train_step.torch_train_step(False)
     if kind == "jax_jit":
         step, params, x, y = mlp_train_step.jax_train_step()
-        state = [params]
-
-        def one_step():
-            state[0], loss = step(state[0], x, y)
-            return float(loss)
-        return one_step
+        return harness.jax_loop(step, [params], x, y)
     _, train_step, data, label = mlp_train_step.minispore_train_step(jit=kind == "minispore_graph")
     return lambda: float(train_step(data, label))
 

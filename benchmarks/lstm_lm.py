@@ -161,21 +161,10 @@ def jax_step():
         zeros = jnp.zeros((BATCH, HIDDEN), jnp.float32)
         _, hs = jax.lax.scan(cell, (zeros, zeros), gates_x)
         logits = hs.reshape(SEQ * BATCH, HIDDEN) @ params["fc_weight"].T + params["fc_bias"]
-        log_probs = jax.nn.log_softmax(logits)
-        return -jnp.take_along_axis(log_probs, labels[:, None], axis=1).mean()
+        return harness.jax_cross_entropy(jax, logits, labels)
 
-    @jax.jit
-    def step(params, tokens, labels):
-        loss, grads = jax.value_and_grad(loss_fn)(params, tokens, labels)
-        return jax.tree_util.tree_map(lambda p, g: p - LR * g, params, grads), loss
-
-    state = [params]
-    tokens, labels = jnp.asarray(inputs), jnp.asarray(targets.reshape(-1))
-
-    def one_step():
-        state[0], loss = step(state[0], tokens, labels)
-        return loss.block_until_ready()
-    return one_step
+    return harness.jax_loop(harness.jax_sgd_step(jax, loss_fn, LR), [params],
+                            jnp.asarray(inputs), jnp.asarray(targets.reshape(-1)))
 
 
 @ADAPTERS.add("jax_jit", needs="jax")

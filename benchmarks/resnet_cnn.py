@@ -95,9 +95,7 @@ def jax_step():
             shortcut = conv_bn(p, f"{name}.shortcut", h, stride) \
                 if f"{name}.shortcut" in p else h
             h = jax.nn.relu(branch + shortcut)
-        logits = h.mean((2, 3)) @ p["fc"].T + p["fc.bias"]
-        log_probs = jax.nn.log_softmax(logits)
-        return -jnp.take_along_axis(log_probs, labels[:, None], axis=1).mean()
+        return harness.jax_cross_entropy(jax, h.mean((2, 3)) @ p["fc"].T + p["fc.bias"], labels)
 
     @jax.jit
     def step(p, v, x, labels):
@@ -106,13 +104,8 @@ def jax_step():
         p = jax.tree_util.tree_map(lambda p, v: p - gpu_models.SGD_LR * v, p, v)
         return p, v, loss
 
-    state = [params, jax.tree_util.tree_map(jnp.zeros_like, params)]
-    x, labels = jnp.asarray(problem.inputs), jnp.asarray(problem.targets)
-
-    def one_step():
-        state[0], state[1], loss = step(state[0], state[1], x, labels)
-        return loss.block_until_ready()
-    return one_step
+    return harness.jax_loop(step, [params, jax.tree_util.tree_map(jnp.zeros_like, params)],
+                            jnp.asarray(problem.inputs), jnp.asarray(problem.targets))
 
 
 @ADAPTERS.add("jax_jit", needs="jax")

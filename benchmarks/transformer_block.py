@@ -168,13 +168,8 @@ def jax_step():
         return p, m, v, t, loss
 
     zeros = jax.tree_util.tree_map(jnp.zeros_like, params)
-    state = [params, zeros, zeros, jnp.float32(0)]
-    data, label = jnp.asarray(x), jnp.asarray(target)
-
-    def one_step():
-        *state[:], loss = step(*state, data, label)
-        return loss.block_until_ready()
-    return one_step
+    return harness.jax_loop(step, [params, zeros, zeros, jnp.float32(0)], jnp.asarray(x),
+                            jnp.asarray(target))
 
 
 @ADAPTERS.add("jax_jit", needs="jax")
