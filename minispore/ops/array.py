@@ -250,6 +250,8 @@ def _add_rows_into(out, rows, values):
     element alone: for an embedding's gradient (2048 lookups of 256 floats into 1000 rows)
     0.3 ms instead of 5 ms, with the same sums (each row's values added in order)."""
     import scipy.sparse
+    if rows.size == 0:
+        return
     flat = rows.reshape(-1).astype(np.int64)
     flat = np.where(flat < 0, flat + out.shape[0], flat)
     picks = scipy.sparse.csr_matrix(

@@ -340,3 +340,6 @@ def test_gradient_of_a_row_lookup_sums_repeated_and_negative_rows(mode):
     want = np.zeros_like(table)
     np.add.at(want, rows, weight)
     np.testing.assert_array_equal(grad.asnumpy(), want)
+    nothing = run_in_mode(ms.grad(lambda t: t[ms.Tensor(np.zeros(0, np.int64))].sum()), mode,
+                          ms.Tensor(table))
+    np.testing.assert_array_equal(nothing.asnumpy(), np.zeros_like(table))
