@@ -159,7 +159,14 @@ class Tensor:
 
     def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
         """Export the data by DLPack without a copy (`np.from_dlpack(t)`, `torch.from_dlpack(t)`)."""
-        return self._host_or_device("__dlpack__").__dlpack__(*args, **kwargs)
+        data = self._host_or_device("__dlpack__")
+        if (isinstance(data, np.ndarray) and not data.flags.writeable
+                and kwargs.get("max_version") is None):
+            # legacy DLPack cannot mark a buffer read-only (numpy refuses to export one): a
+            # consumer that asks for it (JAX does) gets a copy of a read-only tensor, such as
+            # one imported from JAX, whose memory nobody may write anyway
+            data = data.copy()
+        return data.__dlpack__(*args, **kwargs)
 
     def __dlpack_device__(self) -> tuple[int, int]:
         return self._host_or_device("__dlpack_device__").__dlpack_device__()

@@ -9,10 +9,28 @@ are attached by `ops.tensor_surface`.
     Tensor(shape=[2], dtype=Float32, value= [ 8.00000000e+00,  1.60000000e+01])
 """
 from __future__ import annotations
-from typing import TYPE_CHECKING, Any, Optional
+
+from typing import TYPE_CHECKING, Any, Callable, Optional
+
+import numpy as np
+
+from ..core.hints import Axis, DTypeLike, ShapeLike, TensorLike
 from ..core.tensor import Tensor
 from . import functional as F
-from ..core.hints import TensorLike, Axis, ShapeLike, DTypeLike
+
+# numpy ufuncs given a Tensor operand run as the minispore op of the same meaning, so
+# `np.add(t, 1)` and `np.float32(1) + t` give a Tensor (differentiable, traceable in Graph
+# mode) as `t + 1` does; other ufuncs keep numpy's answer on the host values (an ndarray).
+_UFUNC_OPS: dict[Any, Callable[..., Tensor]] = {
+    np.add: F.add, np.subtract: F.sub, np.multiply: F.mul, np.true_divide: F.div,
+    np.floor_divide: F.floor_div, np.remainder: F.floor_mod, np.power: F.pow,
+    np.matmul: F.matmul, np.maximum: F.maximum, np.minimum: F.minimum,
+    np.equal: F.equal, np.not_equal: F.not_equal, np.less: F.less,
+    np.less_equal: F.less_equal, np.greater: F.greater, np.greater_equal: F.greater_equal,
+    np.logical_and: F.logical_and, np.logical_or: F.logical_or, np.logical_not: F.logical_not,
+    np.negative: F.neg, np.absolute: F.abs, np.exp: F.exp, np.log: F.log, np.sqrt: F.sqrt,
+    np.square: F.square, np.sin: F.sin, np.cos: F.cos, np.tanh: F.tanh,
+}
 
 
 if TYPE_CHECKING:
@@ -126,6 +144,16 @@ class TensorMethods(_Base):
 
     def __ne__(self, other: TensorLike) -> Tensor:  # type: ignore[override]  # elementwise, as numpy
         return F.not_equal(self, other)
+
+    # ----- numpy interop -----
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """`np.<ufunc>(..., t, ...)`: the matching minispore op (a Tensor) where there is one
+        and the call is plain (no `out=`, `where=`...); otherwise numpy on the host values."""
+        op = _UFUNC_OPS.get(ufunc)
+        if op is not None and method == "__call__" and not kwargs:
+            return op(*inputs)
+        arrays = [np.asarray(a) if isinstance(a, Tensor) else a for a in inputs]
+        return getattr(ufunc, method)(*arrays, **kwargs)
 
     # ----- indexing -----
     def __getitem__(self, index: Any) -> Tensor:
