@@ -49,7 +49,7 @@ scatter_along_axis = Primitive(
 
 def tensor_scatter_elements(input_x: Tensor, indices: TensorLike, updates: TensorLike, axis: Axis = 0, reduction: str = "none") -> Tensor:
     """A copy of input_x with updates written (reduction 'none') or added ('add') at
-    `indices` along `axis`: out[i][indices[i][j]][k] = updates[i][j][k] for axis 1."""
+    `indices` along `axis`: `out[i][indices[i][j]][k] = updates[i][j][k]` for axis 1."""
     x, idx = as_tensor(input_x), as_tensor(indices)
     axis = axis_arg("tensor_scatter_elements", x, axis)
     updates = F.cast(as_tensor(updates), x.dtype)
