@@ -247,7 +247,7 @@ def _ceil_extra(size, span, stride, before, after):
     return max(0, (out - 1) * stride + span - (size + before + after))
 
 
-def max_pool2d(x: Tensor, kernel_size: ShapeLike, stride: Optional[ShapeLike] = None, padding: int = 0, dilation: ShapeLike = 1, return_indices: bool = False,
+def max_pool2d(x: Tensor, kernel_size: ShapeLike, stride: Optional[ShapeLike] = None, padding: ShapeLike = 0, dilation: ShapeLike = 1, return_indices: bool = False,
                ceil_mode: bool = False, *, pad_mode: str = "pad"):
     """2-D max pooling of an NCHW tensor (MindSpore's ops.max_pool2d; stride defaults to the
     kernel size). padding: an int or (h, w), symmetric, never chosen as the max. The gradient
@@ -288,7 +288,7 @@ def _input_positions(offset, width, kernel, stride, padding, dilation):
     return F.add(F.add(down, across), origins)
 
 
-def avg_pool2d(input_x: Tensor, kernel_size: ShapeLike = 1, stride: ShapeLike = 1, padding: int = 0, ceil_mode: bool = False,
+def avg_pool2d(input_x: Tensor, kernel_size: ShapeLike = 1, stride: ShapeLike = 1, padding: ShapeLike = 0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int = 0, *, pad_mode: str = "pad") -> Tensor:
     """2-D average pooling of an NCHW tensor (MindSpore's ops.avg_pool2d; note its stride
     defaults to 1). padding: int, (h, w) or (top, bottom, left, right), zeros; they count in

@@ -59,12 +59,12 @@ def assign(variable: Tensor, value: TensorLike) -> Tensor:
     return variable
 
 
-def assign_add(variable: Any, value: float) -> Tensor:
+def assign_add(variable: Tensor, value: TensorLike) -> Tensor:
     """variable += value, in place."""
     return assign(variable, variable + value)
 
 
-def assign_sub(variable: Any, value: float) -> Tensor:
+def assign_sub(variable: Tensor, value: TensorLike) -> Tensor:
     """variable -= value, in place."""
     return assign(variable, variable - value)
 
