@@ -16,7 +16,8 @@ may still be compiling: what reaches the cache is what the next run of it loads)
 "the next run", shows what it left.
 
 minispore_graph runs cold (empty caches) and then warm (a second process reusing them);
-PyNative and PyTorch eager have nothing to cache. The workload is the MLP of mlp_train_step
+PyNative and PyTorch eager have nothing to cache; JAX jit compiles in its first call, every
+process (no persistent compilation cache by default). The workload is the MLP of mlp_train_step
 (784-256-256-10, batch 128, SGD), or with --batch/--width its hidden layers widened.
 
     python -m benchmarks.first_seconds [--seconds 2] [--batch 128] [--width 256]
@@ -34,12 +35,15 @@ START = time.perf_counter()  # the process's start, as near as this module can s
 from . import harness, mlp_train_step  # noqa: E402  (after START: the import is timed)
 
 MARKER = "FIRST_SECONDS "
-KINDS = ("minispore_graph", "minispore_pynative", "torch_eager")
+KINDS = ("minispore_graph", "minispore_pynative", "torch_eager", "jax_jit")
 
 
 def _step(kind):
     if kind == "torch_eager":
         return mlp_train_step.torch_train_step(False)
+    if kind == "jax_jit":
+        step, params, x, y = mlp_train_step.jax_train_step()
+        return harness.jax_loop(step, [params], x, y)
     _, train_step, data, label = mlp_train_step.minispore_train_step(jit=kind == "minispore_graph")
     return lambda: float(train_step(data, label))
 
@@ -120,6 +124,8 @@ def main(argv=None):
     print(_row("minispore PyNative", fresh("minispore_pynative", args, {})))
     if harness.importlib.util.find_spec("torch") is not None:
         print(_row("PyTorch eager", fresh("torch_eager", args, {})))
+    if harness.importlib.util.find_spec("jax") is not None:  # no persistent cache: always cold
+        print(_row("JAX jit", fresh("jax_jit", args, {})))
 
 
 if __name__ == "__main__":

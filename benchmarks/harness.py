@@ -200,6 +200,32 @@ def import_jax():
     return jax
 
 
+def jax_cross_entropy(jax, logits, labels):
+    """Softmax cross-entropy (mean) of integer class labels, in jax.numpy."""
+    log_probs = jax.nn.log_softmax(logits)
+    return -jax.numpy.take_along_axis(log_probs, labels[:, None], axis=1).mean()
+
+
+def jax_sgd_step(jax, loss_fn, lr):
+    """A jitted step(params, *batch) -> (params, loss): value_and_grad and plain SGD."""
+    @jax.jit
+    def step(params, *batch):
+        loss, grads = jax.value_and_grad(loss_fn)(params, *batch)
+        return jax.tree_util.tree_map(lambda p, g: p - lr * g, params, grads), loss
+    return step
+
+
+def jax_loop(step, state, *batch):
+    """A zero-argument call running step(*state, *batch) -> (*state, loss) on the state it
+    keeps, and returning the loss once computed (JAX dispatches asynchronously)."""
+    state = list(state)
+
+    def one_step():
+        *state[:], loss = step(*state, *batch)
+        return loss.block_until_ready()
+    return one_step
+
+
 def wait_for_kernels(timeout_s):
     """Block until minispore's background kernel compiler is idle, at most timeout_s.
 

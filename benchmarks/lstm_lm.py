@@ -11,7 +11,8 @@ loss over the 20 warm-up steps; then `ms` per step.
 
 Framework idioms: minispore = nn.Embedding + nn.LSTM + nn.Dense + nn.SGD with
 ms.value_and_grad (graph: ms.jit on the train step); torch = nn.Embedding + nn.LSTM +
-nn.Linear + optim.SGD (torch.compile compiles the loss function).
+nn.Linear + optim.SGD (torch.compile compiles the loss function); jax = lax.scan over the
+steps inside one jitted value_and_grad + SGD step.
 
     python -m benchmarks.lstm_lm --adapter minispore_graph
 """
@@ -135,6 +136,40 @@ def torch_eager(ctx):
 @ADAPTERS.add("torch_compile", needs="torch", slow=True)
 def torch_compile(ctx):
     return {"lstm_lm": {"ms": run_and_check(ctx, torch_step(True))}}
+
+
+# ***** jax *****
+
+def jax_step():
+    """A jitted SGD step of the same model: the LSTM as lax.scan over time, gates i, f, g, o."""
+    jax = harness.import_jax()
+    jnp = jax.numpy
+    weights, inputs, targets = make_problem()
+    params = {name: jnp.asarray(w) for name, w in weights.items()}
+
+    def loss_fn(params, tokens, labels):
+        xs = params["embedding"][tokens]                                    # (64, 32, 256)
+        # the input projection of every step at once, as the frameworks' LSTMs do
+        gates_x = xs @ params["weight_ih_l0"].T + params["bias_ih_l0"] + params["bias_hh_l0"]
+
+        def cell(carry, gx):
+            h, c = carry
+            i, f, g, o = jnp.split(gx + h @ params["weight_hh_l0"].T, 4, axis=-1)
+            c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
+            h = jax.nn.sigmoid(o) * jnp.tanh(c)
+            return (h, c), h
+        zeros = jnp.zeros((BATCH, HIDDEN), jnp.float32)
+        _, hs = jax.lax.scan(cell, (zeros, zeros), gates_x)
+        logits = hs.reshape(SEQ * BATCH, HIDDEN) @ params["fc_weight"].T + params["fc_bias"]
+        return harness.jax_cross_entropy(jax, logits, labels)
+
+    return harness.jax_loop(harness.jax_sgd_step(jax, loss_fn, LR), [params],
+                            jnp.asarray(inputs), jnp.asarray(targets.reshape(-1)))
+
+
+@ADAPTERS.add("jax_jit", needs="jax")
+def jax_jit(ctx):
+    return {"lstm_lm": {"ms": run_and_check(ctx, jax_step())}}
 
 
 if __name__ == "__main__":

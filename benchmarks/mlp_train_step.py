@@ -182,27 +182,15 @@ def jax_train_step():
             h = h @ w + b
             if i + 1 < len(params):
                 h = jax.nn.relu(h)
-        log_probs = jax.nn.log_softmax(h)
-        return -jnp.take_along_axis(log_probs, y[:, None], axis=1).mean()
+        return harness.jax_cross_entropy(jax, h, y)
 
-    @jax.jit
-    def step(params, x, y):
-        loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
-        return jax.tree_util.tree_map(lambda p, g: p - LR * g, params, grads), loss
-
-    return step, params, jnp.asarray(x), jnp.asarray(labels)
+    return harness.jax_sgd_step(jax, loss_fn, LR), params, jnp.asarray(x), jnp.asarray(labels)
 
 
 @ADAPTERS.add("jax_jit", needs="jax")
 def jax_jit(ctx):
     step, params, x, y = jax_train_step()
-    state = [params]
-
-    def one_step():
-        state[0], loss = step(state[0], x, y)
-        return loss.block_until_ready()
-
-    return {"mlp_train_step": {"ms": run_and_check(ctx, one_step)}}
+    return {"mlp_train_step": {"ms": run_and_check(ctx, harness.jax_loop(step, [params], x, y))}}
 
 
 if __name__ == "__main__":

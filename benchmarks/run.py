@@ -30,13 +30,13 @@ from .harness import RESULT_MARKER
 from .targets import PEERS, PRIMARY, TABLE_ORDER, evaluate_targets
 
 SCRIPTS = ("op_overhead", "ew_fwd", "mlp_train_step", "compile_latency", "conv_small", "fallback_if",
-           "lstm_lm", "transformer_block")
+           "lstm_lm", "transformer_block", "resnet_cnn")
 WORKLOADS_OF = {"op_overhead": ("op_overhead",), "ew_fwd": ("ew_fwd", "ew_fwd_bwd"),
                 "mlp_train_step": ("mlp_train_step",),
                 "compile_latency": ("compile_ew_fwd", "compile_mlp_step"),
                 "conv_small": ("conv_small",), "fallback_if": ("fallback_if",),
                 "lstm_lm": ("lstm_lm",),
-                "transformer_block": ("transformer_block",)}
+                "transformer_block": ("transformer_block",), "resnet_cnn": ("resnet_cnn",)}
 TIMEOUT_S = {"compile_latency": 900}
 DEFAULT_TIMEOUT_S = 300
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -4,7 +4,7 @@
 """
 TABLE_ORDER = ("op_overhead", "ew_fwd", "ew_fwd_bwd", "mlp_train_step", "compile_ew_fwd",
                "compile_mlp_step", "conv_small", "fallback_if", "lstm_lm",
-               "transformer_block")
+               "transformer_block", "resnet_cnn")
 
 # workload -> (the metric its table leads with and ratios use, unit)
 PRIMARY = {
@@ -18,6 +18,7 @@ PRIMARY = {
     "fallback_if": ("ms", "ms"),
     "lstm_lm": ("ms", "ms"),
     "transformer_block": ("ms", "ms"),
+    "resnet_cnn": ("ms", "ms"),
 }
 
 # shared/BENCHMARKS.md: numpy, PyTorch 2.13 eager, torch.compile, JAX 0.10 jit,
@@ -80,12 +81,14 @@ def evaluate_targets(table):
                                       ("conv_small", "torch_eager", "PyTorch eager"),
                                       ("lstm_lm", "torch_eager", "PyTorch eager"),
                                       ("transformer_block", "torch_eager", "PyTorch eager"),
-                                      ("transformer_block", "torch_compile", "torch.compile")):
+                                      ("transformer_block", "torch_compile", "torch.compile"),
+                                      ("resnet_cnn", "torch_eager", "PyTorch eager"),
+                                      ("resnet_cnn", "jax_jit", "JAX jit")):
         limit, source = _peer_limit(table, workload, peer)
         rows.append(_at_most(f"Graph ≤ {peer_name} on {workload}", table, workload,
                              "minispore_graph", limit, source, PRIMARY[workload][1]))
     for workload in ("op_overhead", "ew_fwd", "ew_fwd_bwd", "mlp_train_step", "conv_small",
-                     "lstm_lm", "transformer_block"):
+                     "lstm_lm", "transformer_block", "resnet_cnn"):
         rows.append(_at_most(f"Graph never slower than PyNative: {workload}", table, workload,
                              "minispore_graph", _value(table, workload, "minispore_pynative"),
                              "PyNative", PRIMARY[workload][1]))

@@ -9,7 +9,8 @@ warm-up; then `ms` per step.
 
 Framework idioms: MindSpore = nn.TransformerEncoderLayer + nn.Adam + ms.value_and_grad over
 the optimizer's parameters (graph: ms.jit on the train step); torch = nn.TransformerEncoderLayer
-+ optim.Adam (torch.compile compiles the loss function; the optimizer stays eager).
++ optim.Adam (torch.compile compiles the loss function; the optimizer stays eager); jax =
+the layer in jax.numpy with value_and_grad and Adam in one jitted step.
 
     python -m benchmarks.transformer_block --adapter minispore_graph
 """
@@ -122,6 +123,58 @@ def torch_eager(ctx):
 @ADAPTERS.add("torch_compile", needs="torch", slow=True, max_repeats=1)
 def torch_compile(ctx):
     return {"transformer_block": {"ms": run_and_check(ctx, torch_step(True))}}
+
+
+# ***** jax *****
+
+def jax_step():
+    """A jitted Adam step of the same layer, written with jax.numpy (post-norm, ReLU)."""
+    jax = harness.import_jax()
+    jnp = jax.numpy
+    weights, x, target = make_problem()
+    params = {name: jnp.asarray(w) for name, w in weights.items()}
+    for norm in ("norm1", "norm2"):
+        params[f"{norm}.gamma"] = jnp.ones(D_MODEL, jnp.float32)
+        params[f"{norm}.beta"] = jnp.zeros(D_MODEL, jnp.float32)
+
+    def layer_norm(h, p, name):
+        mean = h.mean(-1, keepdims=True)
+        var = ((h - mean) ** 2).mean(-1, keepdims=True)
+        return (h - mean) / jnp.sqrt(var + 1e-5) * p[f"{name}.gamma"] + p[f"{name}.beta"]
+
+    def attention(h, p):
+        qkv = h @ p["self_attn.in_proj_weight"].T + p["self_attn.in_proj_bias"]
+        heads = qkv.reshape(BATCH, SEQ, 3, HEADS, D_MODEL // HEADS).transpose(2, 0, 3, 1, 4)
+        q, k, v = heads[0], heads[1], heads[2]                       # (N, H, L, head)
+        scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(D_MODEL // HEADS)
+        out = jax.nn.softmax(scores, -1) @ v
+        out = out.transpose(0, 2, 1, 3).reshape(BATCH, SEQ, D_MODEL)
+        return out @ p["self_attn.out_proj.weight"].T + p["self_attn.out_proj.bias"]
+
+    def loss_fn(p, data, label):
+        h = layer_norm(data + attention(data, p), p, "norm1")
+        ffn = jax.nn.relu(h @ p["dense1.weight"].T + p["dense1.bias"])
+        h = layer_norm(h + ffn @ p["dense2.weight"].T + p["dense2.bias"], p, "norm2")
+        return ((h - label) ** 2).mean()
+
+    @jax.jit
+    def step(p, m, v, t, data, label):
+        loss, g = jax.value_and_grad(loss_fn)(p, data, label)
+        t = t + 1
+        m = jax.tree_util.tree_map(lambda m, g: 0.9 * m + 0.1 * g, m, g)
+        v = jax.tree_util.tree_map(lambda v, g: 0.999 * v + 0.001 * g * g, v, g)
+        rate = LR * jnp.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t)
+        p = jax.tree_util.tree_map(lambda p, m, v: p - rate * m / (jnp.sqrt(v) + 1e-8), p, m, v)
+        return p, m, v, t, loss
+
+    zeros = jax.tree_util.tree_map(jnp.zeros_like, params)
+    return harness.jax_loop(step, [params, zeros, zeros, jnp.float32(0)], jnp.asarray(x),
+                            jnp.asarray(target))
+
+
+@ADAPTERS.add("jax_jit", needs="jax")
+def jax_jit(ctx):
+    return {"transformer_block": {"ms": run_and_check(ctx, jax_step())}}
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ import atexit
 import logging
 import os
 import shutil
+import sys
 import tempfile
 
 _CACHE_DIR = tempfile.mkdtemp(prefix="minispore-tests-")
@@ -28,8 +29,11 @@ def _remove_cache_dir():
 atexit.register(_remove_cache_dir)
 
 import pytest  # noqa: E402
+from fake_device import fake_cupy_modules  # noqa: E402
 
 import minispore as ms  # noqa: E402
+from minispore.compiler.codegen import cuda_gpu  # noqa: E402
+from minispore.core import cublas  # noqa: E402
 
 MODES = {"pynative": ms.PYNATIVE_MODE, "graph": ms.GRAPH_MODE}
 
@@ -58,3 +62,16 @@ def mode(request):
     ms.set_context(mode=MODES[request.param])
     yield request.param
     ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    """device_target="GPU" on fake_device's CuPy: host arrays, kernels built with g++."""
+    for name, module in fake_cupy_modules().items():
+        monkeypatch.setitem(sys.modules, name, module)
+    monkeypatch.delenv("CUPY_CACHE_DIR", raising=False)
+    monkeypatch.setattr(cuda_gpu, "_kernels", {})
+    monkeypatch.setattr(cublas, "matmul", sys.modules["cupy"].matmul)  # no cuBLAS here
+    ms.set_context(device_target="GPU")
+    yield sys.modules["cupy"]
+    ms.set_context(device_target="CPU")

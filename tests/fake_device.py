@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import tempfile
 import types
+from typing import ClassVar
 
 import numpy as np
 
@@ -60,6 +61,10 @@ class DeviceArray:
     def get(self):
         Transfers.downloads += 1
         return self.a.copy()
+
+    @property
+    def data(self):  # CuPy's memory pointer: `.data.ptr`, the address NCCL reads and writes
+        return types.SimpleNamespace(ptr=self.a.ctypes.data)
 
     def __getattr__(self, name):
         if name.startswith("__"):  # __array_interface__ & co. would hand numpy the data
@@ -251,7 +256,9 @@ def fake_cupy_modules():
     import scipy.special
 
     cupy = FakeNamespace(np, name="cupy")
-    cupy.cuda = types.SimpleNamespace(runtime=types.SimpleNamespace(getDeviceCount=lambda: 1))
+    cupy.cuda = types.SimpleNamespace(
+        runtime=types.SimpleNamespace(getDeviceCount=lambda: 1),
+        Device=FakeCudaDevice, get_current_stream=lambda: FakeStream, nccl=FakeNccl)
     cupy.ElementwiseKernel = HostElementwiseKernel
     modules = {"cupy": cupy}
     for name in ("cupyx", "cupyx.scipy", "cupyx.scipy.special"):
@@ -260,3 +267,94 @@ def fake_cupy_modules():
     modules["cupyx.scipy"].special = modules["cupyx.scipy.special"]
     modules["cupyx.scipy.special"].erf = DeviceFunction(scipy.special.erf)
     return modules
+
+
+# ***** CuPy's NCCL binding, over MPI *****
+
+class FakeCudaDevice:
+    used: ClassVar[list] = []   # the device ids `use()`d, in order
+
+    def __init__(self, index):
+        self.index = index
+
+    def use(self):
+        FakeCudaDevice.used.append(self.index)
+
+
+class FakeStream:
+    ptr = 0x5EA
+    synchronized = 0
+
+    @classmethod
+    def synchronize(cls):
+        cls.synchronized += 1
+
+
+class FakeNccl:
+    """`cupy.cuda.nccl` for DeviceArrays: the communicator reads and writes the buffers at the
+    addresses it is given, as NCCL does, and exchanges them over MPI (mpi4py's COMM_WORLD)
+    when it has several ranks. `calls` records (method, count, dtype code, op code or root)."""
+
+    available = True
+    # ncclDataType_t and ncclRedOp_t numbers (nccl.h)
+    DTYPES: ClassVar[dict] = {0: np.int8, 1: np.uint8, 2: np.int32, 3: np.uint32, 4: np.int64, 5: np.uint64,
+              6: np.float16, 7: np.float32, 8: np.float64}
+    OPS: ClassVar[dict] = {0: "SUM", 1: "PROD", 2: "MAX", 3: "MIN"}
+    calls: ClassVar[list] = []
+    ids_made = 0
+
+    @classmethod
+    def get_unique_id(cls):
+        cls.ids_made += 1
+        return tuple(np.random.default_rng().integers(0, 256, 128).tolist())
+
+    class NcclCommunicator:
+        def __init__(self, ndev, unique_id, rank):
+            assert len(unique_id) == 128
+            self.ndev, self.rank, self.unique_id = ndev, rank, unique_id
+            if ndev > 1:
+                from mpi4py import MPI
+                self.mpi = MPI
+                ids = MPI.COMM_WORLD.allgather(unique_id)
+                assert all(i == unique_id for i in ids), "ranks were given different ids"
+
+        def _view(self, pointer, count, dtype):
+            dtype = np.dtype(FakeNccl.DTYPES[dtype])
+            buffer = (ctypes.c_char * (count * dtype.itemsize)).from_address(pointer)
+            return np.frombuffer(buffer, dtype)
+
+        def _record(self, *call, stream):
+            assert stream == FakeStream.ptr, "NCCL runs on CuPy's current stream"
+            FakeNccl.calls.append(call)
+
+        def allReduce(self, send, recv, count, dtype, op, stream):
+            self._record("allReduce", count, dtype, op, stream=stream)
+            out = self._view(recv, count, dtype)
+            if self.ndev == 1:
+                out[:] = self._view(send, count, dtype)
+                return
+            self.mpi.COMM_WORLD.Allreduce(self._view(send, count, dtype).copy(), out,
+                                          op=getattr(self.mpi, FakeNccl.OPS[op]))
+
+        def allGather(self, send, recv, count, dtype, stream):
+            self._record("allGather", count, dtype, None, stream=stream)
+            out = self._view(recv, count * self.ndev, dtype)
+            if self.ndev == 1:
+                out[:] = self._view(send, count, dtype)
+                return
+            self.mpi.COMM_WORLD.Allgather(self._view(send, count, dtype).copy(), out)
+
+        def reduceScatter(self, send, recv, recvcount, dtype, op, stream):
+            self._record("reduceScatter", recvcount, dtype, op, stream=stream)
+            out = self._view(recv, recvcount, dtype)
+            whole = self._view(send, recvcount * self.ndev, dtype).copy()
+            if self.ndev == 1:
+                out[:] = whole
+                return
+            self.mpi.COMM_WORLD.Reduce_scatter_block(whole, out,
+                                                     op=getattr(self.mpi, FakeNccl.OPS[op]))
+
+        def bcast(self, buffer, count, dtype, root, stream):
+            self._record("bcast", count, dtype, root, stream=stream)
+            if self.ndev > 1:
+                self.mpi.COMM_WORLD.Bcast(self._view(buffer, count, dtype), root=root)

@@ -1,9 +1,10 @@
 """init, ranks and groups: MindSpore's `communication.management` over MPI (mpi4py)."""
 import os
 
-from ..context import config, parallel
+from ..context import config, device, parallel
 from ..context.parallel import WORLD_GROUP
 from .mpi_world import MpiWorld
+from .nccl_world import NcclWorld
 
 HCCL_WORLD_COMM_GROUP = "hccl_world_group"
 NCCL_WORLD_COMM_GROUP = "nccl_world_group"
@@ -21,23 +22,27 @@ class GlobalComm:
 
 def init(backend_name: str | None = None) -> None:
     """Join the processes of this job: MPI when a launcher (mpirun, mpiexec, srun) started
-    several, a one-process world otherwise. backend_name: None, "mpi", or MindSpore's device
-    names ("hccl", "nccl"), which run on MPI here (NCCL on GPUs is not provided yet).
+    several, a one-process world otherwise; with `device_target="GPU"`, NCCL (through CuPy)
+    carries the collectives of device tensors. backend_name: None (by the device target),
+    "mpi", or MindSpore's device names: "nccl" (NCCL on GPU, MPI on CPU) and "hccl" (MPI).
 
         >>> init(); get_rank(), get_group_size()
         (0, 1)
     """
     if backend_name not in (None, "mpi", "hccl", "nccl"):
         raise ValueError(f"communication.init: unknown backend {backend_name!r} "
-                         f"(minispore runs 'mpi'; 'hccl'/'nccl' are accepted and mean MPI)")
+                         f"(minispore runs 'mpi', and 'nccl' on GPU; 'hccl' means MPI)")
     if GlobalComm.INITED:
         return
     launched = backend_name == "mpi" or any(v in os.environ for v in _LAUNCHER_VARIABLES)
-    world: MpiWorld | parallel.SingleProcessWorld
+    world: MpiWorld | NcclWorld | parallel.SingleProcessWorld
     if launched:
         world = MpiWorld()  # imports mpi4py: only in a launched job
     else:
         world = parallel.SingleProcessWorld()
+    on_gpu = config.get_context("device_target") == "GPU"
+    if on_gpu and backend_name in (None, "nccl"):
+        world = NcclWorld(world, device.xp())
     parallel.install_world(world)
     parallel.set_auto_parallel_context(device_num=world.size, global_rank=world.rank)
     GlobalComm.BACKEND, GlobalComm.INITED = world.backend_name, True
@@ -86,26 +91,16 @@ def get_local_rank_size(group: str = WORLD_GROUP) -> int:
 
 def create_group(group: str, rank_ids: list) -> None:
     """A named group of some world ranks (every process of the job must call it)."""
-    create = getattr(_world(), "create_group", None)
-    if create is None:
-        if list(rank_ids) != [0]:
-            raise ValueError(f"create_group: ranks {list(rank_ids)} do not exist in a "
-                             f"one-process world")
-        return
-    create(group, list(rank_ids))
+    _world().create_group(group, list(rank_ids))
 
 
 def destroy_group(group: str) -> None:
-    destroy = getattr(_world(), "destroy_group", None)
-    if destroy is not None:
-        destroy(group)
+    _world().destroy_group(group)
 
 
 def get_world_rank_from_group_rank(group: str, group_rank_id: int) -> int:
-    return _world().world_rank(group, group_rank_id) if hasattr(_world(), "world_rank") \
-        else group_rank_id
+    return _world().world_rank(group, group_rank_id)
 
 
 def get_group_rank_from_world_rank(world_rank_id: int, group: str) -> int:
-    return _world().rank_in_group(world_rank_id, group) if hasattr(_world(), "rank_in_group") \
-        else world_rank_id
+    return _world().rank_in_group(world_rank_id, group)

@@ -9,9 +9,7 @@ import sys
 
 import numpy as np
 
-from ..context.parallel import WORLD_GROUP
-
-_WORLD_NAMES = (None, "", WORLD_GROUP, "hccl_world_group", "nccl_world_group")
+from ..context.parallel import WORLD_NAMES as _WORLD_NAMES
 
 
 class MpiWorld:
@@ -105,6 +103,10 @@ class MpiWorld:
 
     def barrier(self, group=None):
         self._comm(group).Barrier()
+
+    def broadcast_object(self, value, root=0, group=None):
+        """A picklable value of the group's rank `root`, on every rank of the group."""
+        return self._comm(group).bcast(value, root=root)
 
 
 def _abort_on_uncaught_exceptions(comm):

@@ -70,7 +70,7 @@ class SingleProcessWorld:
     backend_name = "none"
 
     def group(self, name):
-        if name not in (None, "", WORLD_GROUP, "hccl_world_group", "nccl_world_group"):
+        if name not in WORLD_NAMES:
             raise ValueError(f"communication group {name!r} does not exist (one-process world)")
         return self
 
@@ -89,14 +89,33 @@ class SingleProcessWorld:
     def barrier(self, group=None):
         pass
 
+    def broadcast_object(self, value, root=0, group=None):
+        return value
+
     def group_size(self, group=None):
         return 1
 
     def group_rank(self, group=None):
         return 0
 
+    def create_group(self, name, rank_ids):
+        if list(rank_ids) != [0]:
+            raise ValueError(f"create_group: ranks {list(rank_ids)} do not exist in a "
+                             f"one-process world")
+
+    def destroy_group(self, name):
+        pass
+
+    def world_rank(self, group, group_rank):
+        return group_rank
+
+    def rank_in_group(self, world_rank, group):
+        return world_rank
+
 
 WORLD_GROUP = "world_group"
+# the names that mean every process (MindSpore's own and its device-specific spellings)
+WORLD_NAMES = (None, "", WORLD_GROUP, "hccl_world_group", "nccl_world_group")
 _world = [SingleProcessWorld()]
 
 

@@ -61,6 +61,41 @@ def default_coretype(cpu=None):
     return None
 
 
+class _Threads:
+    """The threads of minispore's OpenBLAS while Graph mode compiles beside the program.
+
+    The compiler's thread keeps a core busy for seconds; a GEMM that also wants that core for
+    a BLAS thread waits on it (idle OpenBLAS threads spin): a first-seconds MLP step took 6 ms
+    instead of 2 while kernels compiled. So while the compiler runs, GEMMs leave it one core.
+    The compiler only raises a flag; the thread count changes on the thread that runs GEMMs,
+    between them (OpenBLAS must not change it under a running call)."""
+    library = None      # the loaded OpenBLAS
+    compiling = False   # set by the background compiler (compiler.codegen.background)
+    lent = None         # the thread count to give back when the compiler is done
+
+    @classmethod
+    def follow(cls):
+        library = cls.library
+        if cls.compiling and cls.lent is None:
+            threads = library.scipy_openblas_get_num_threads()
+            if threads > 1:
+                cls.lent = threads
+                library.scipy_openblas_set_num_threads(threads - 1)
+        elif not cls.compiling and cls.lent is not None:
+            # unless someone chose a count meanwhile (set_context(num_threads=...))
+            if library.scipy_openblas_get_num_threads() == cls.lent - 1:
+                library.scipy_openblas_set_num_threads(cls.lent)
+            cls.lent = None
+
+
+_THREADS = _Threads
+
+
+def compiler_running(running):
+    """Say that Graph mode's compiler thread starts (True) or stops (False) using a core."""
+    _THREADS.compiling = running
+
+
 def _load():
     """(sgemm, dgemm, core name) of minispore's OpenBLAS copy, or None to use numpy."""
     if os.environ.get("MINISPORE_BLAS", "").lower() == "numpy":
@@ -89,6 +124,7 @@ def _load():
         if override:
             del os.environ["OPENBLAS_CORETYPE"]
     lib.scipy_openblas_get_corename.restype = ctypes.c_char_p
+    _THREADS.library = lib
     gemms = []
     for name, scalar in (("scipy_cblas_sgemm", ctypes.c_float), ("scipy_cblas_dgemm", ctypes.c_double)):
         fn = getattr(lib, name)
@@ -146,6 +182,8 @@ def _gemm_ready(a, b):
 def _gemm(gemm, a, b, alpha, beta, out):
     """out <- alpha * a @ b + beta * out (out: C-contiguous and writable)."""
     (m, k), n = a.shape, b.shape[1]
+    if _THREADS.compiling is not (_THREADS.lent is not None):
+        _THREADS.follow()
     a, b = _blas_layout(a), _blas_layout(b)  # these names keep any copy alive over the call
     a_address, trans_a, lda = _operand(a)
     b_address, trans_b, ldb = _operand(b)

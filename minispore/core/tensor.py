@@ -158,13 +158,14 @@ class Tensor:
         return cls._wrap(device.to_device(np.ascontiguousarray(array)))
 
     def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
-        """Export the data by DLPack without a copy (`np.from_dlpack(t)`, `torch.from_dlpack(t)`)."""
+        """Export the data by DLPack without a copy (`np.from_dlpack(t)`, `torch.from_dlpack(t)`).
+
+        A read-only tensor (one imported from JAX, whose arrays are immutable) goes to a
+        consumer of the unversioned protocol (JAX itself, PyTorch) as a copy: that protocol
+        cannot mark memory read-only, and the producer's memory must not be written."""
         data = self._host_or_device("__dlpack__")
         if (isinstance(data, np.ndarray) and not data.flags.writeable
                 and kwargs.get("max_version") is None):
-            # legacy DLPack cannot mark a buffer read-only (numpy refuses to export one): a
-            # consumer that asks for it (JAX does) gets a copy of a read-only tensor, such as
-            # one imported from JAX, whose memory nobody may write anyway
             data = data.copy()
         return data.__dlpack__(*args, **kwargs)
 

@@ -47,12 +47,12 @@ class DistributedGradReducer(Cell):
             flat = F.concat([F.reshape(grads[i], (-1,)) for i in bucket], 0) \
                 if len(bucket) > 1 else F.reshape(grads[bucket[0]], (-1,))
             total = bind(all_reduce_p, flat, op=ReduceOp.SUM, group=self.group)
-            if self.mean:
-                total = total / float(self.degree)
             start = 0
             for i in bucket:
                 size = grads[i].size
                 reduced[i] = F.reshape(total[start:start + size], grads[i].shape)
+                if self.mean:  # per gradient: in Graph mode it fuses into the update kernel
+                    reduced[i] = reduced[i] / float(self.degree)
                 start += size
         return tuple(reduced)
 

@@ -77,14 +77,44 @@ def max_pool3d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fal
         (1, 1, 2, 2, 2)
     """
     x = as_tensor(x)
-    if return_indices:
-        raise ValueError("ops.max_pool3d: return_indices=True is not supported")
+    if not isinstance(return_indices, bool):
+        raise TypeError(f"ops.max_pool3d: return_indices must be a bool, got {return_indices!r}")
     kernel, stride, dilation, pads, extra = _geometry3d(
         "max_pool3d", x, kernel_size, stride, padding, dilation, pad_mode, ceil_mode)
     deep = F.amax(_depth_windows(x, kernel[0], stride[0], dilation[0], pads[0][0],
                                  pads[0][1] + extra[0], float("-inf")), 3)
-    return _per_depth(lambda p: max_pool2d(p, kernel[1:], stride[1:], pads[1] + pads[2],
-                                           dilation[1:], ceil_mode=ceil_mode), deep)
+    out = _per_depth(lambda p: max_pool2d(p, kernel[1:], stride[1:], pads[1] + pads[2],
+                                          dilation[1:], ceil_mode=ceil_mode), deep)
+    if not return_indices:
+        return out
+    pads = tuple((before, after + e) for (before, after), e in zip(pads, extra))
+    return out, _argmax_positions3d(x, kernel, stride, dilation, pads)
+
+
+def _argmax_positions3d(x, kernel, stride, dilation, pads):
+    """int64 (N, C, Do, Ho, Wo): the flat position d * H * W + h * W + w in its input volume
+    of each window's first maximum in scan order (d, then h, then w), as PyTorch's and
+    MindSpore's MaxPool3d report it; no gradient. The windows' cells are stacked on a last
+    axis in scan order and argmax picks the first maximum."""
+    padded = F.pad(x, ((0, 0), (0, 0)) + pads, value=float("-inf"))
+    outs = [(size - span(k, d)) // st + 1
+            for size, k, d, st in zip(padded.shape[2:], kernel, dilation, stride)]
+    cells = [padded[:, :, a * dilation[0]:a * dilation[0] + stride[0] * (outs[0] - 1) + 1:stride[0],
+                    b * dilation[1]:b * dilation[1] + stride[1] * (outs[1] - 1) + 1:stride[1],
+                    c * dilation[2]:c * dilation[2] + stride[2] * (outs[2] - 1) + 1:stride[2]]
+             for a in range(kernel[0]) for b in range(kernel[1]) for c in range(kernel[2])]
+    local = F.cast(F.argmax(F.stack(cells, -1), -1), np.int64)
+    # the cell (a, b, c) of window (i, j, k) is input voxel origin + (a, b, c) * dilation
+    h, w = x.shape[3], x.shape[4]
+    origins = [np.arange(n) * st - before for n, st, (before, _) in zip(outs, stride, pads)]
+    origin = Tensor((origins[0][:, None, None] * h * w + origins[1][None, :, None] * w
+                     + origins[2][None, None, :]).astype(np.int64))
+    a = F.floor_div(local, kernel[1] * kernel[2])
+    b = F.floor_mod(F.floor_div(local, kernel[2]), kernel[1])
+    c = F.floor_mod(local, kernel[2])
+    step = F.add(F.add(F.mul(a, dilation[0] * h * w), F.mul(b, dilation[1] * w)),
+                 F.mul(c, dilation[2]))
+    return F.add(step, origin)
 
 
 def _counts(size, kernel, stride, counted, total):

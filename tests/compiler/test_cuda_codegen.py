@@ -14,11 +14,10 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 
 import numpy as np
 import pytest
-from fake_device import HOST_SHIMS, HostElementwiseKernel, elementwise_loop, fake_cupy_modules
+from fake_device import HOST_SHIMS, HostElementwiseKernel, elementwise_loop
 from graph_workloads import WORKLOADS
 
 import minispore as ms
@@ -26,7 +25,6 @@ from minispore.compiler import codegen
 from minispore.compiler.codegen import cuda_gpu, cuda_graph
 from minispore.compiler.fuse import FusedGroup, partition
 from minispore.context import cache_dir, device
-from minispore.core import cublas
 from minispore.core.ir import Graph, Node, Var
 from minispore.ops.primitive import REGISTRY, Aval, OpError
 
@@ -355,19 +353,6 @@ def test_cuda_lowering_builds_no_kernel_before_its_first_call():
     (step,) = program.steps
     assert isinstance(step.fn, cuda_gpu.CudaGroupStep) and step.fn.kernel is None
     assert "const float t0 = ms_exp(a0);" in source
-
-
-@pytest.fixture
-def fake_gpu(monkeypatch):
-    """device_target="GPU" on fake_device's CuPy: host arrays, kernels built with g++."""
-    for name, module in fake_cupy_modules().items():
-        monkeypatch.setitem(sys.modules, name, module)
-    monkeypatch.delenv("CUPY_CACHE_DIR", raising=False)
-    monkeypatch.setattr(cuda_gpu, "_kernels", {})
-    monkeypatch.setattr(cublas, "matmul", sys.modules["cupy"].matmul)  # no cuBLAS here
-    ms.set_context(device_target="GPU")
-    yield sys.modules["cupy"]
-    ms.set_context(device_target="CPU")
 
 
 @pytest.mark.skipif(GXX is None, reason="g++ not installed")

@@ -142,6 +142,7 @@ KERNEL_CASES = {
                                           for i in (None, 2) for r in ("mean", "sum", "none")],
     "sparse_softmax_cross_entropy_and_grad": [dict(ignore_index=i, reduction=r)
                                               for i in (None, 2) for r in ("mean", "sum", "none")],
+    "all_finite": [dict()],
 }
 
 
@@ -157,6 +158,8 @@ def _inputs(name, dtype, attrs, rng):
     logits[4, 2] = np.nan                      # nan propagates
     if name in ("softmax", "log_softmax"):
         return [logits]
+    if name == "all_finite":       # finite rows, then all of them (inf and nan among them)
+        return [logits[[0, 2, 5]], logits[[0, 2, 5]].T, logits]
     if name == "biased_softmax":   # a mask's bias: -1e30 where masked, shared by the rows
         bias = np.where(rng.random((1, 5)) > 0.6, -1e30, rng.standard_normal((1, 5)))
         return [logits, bias.astype(dtype)]

@@ -81,3 +81,22 @@ def test_environment_picks_numpy_or_a_kernel_set():
     assert _core_in_subprocess(MINISPORE_BLAS_CORETYPE="Haswell") == "Haswell"
     # numpy's OpenBLAS never sees minispore's choice
     assert "OPENBLAS_CORETYPE" not in os.environ
+
+
+@pytest.mark.skipif(blas._THREADS.library is None, reason="minispore's OpenBLAS is not loaded")
+def test_gemms_leave_the_compiler_a_core_while_it_runs():
+    library = blas._THREADS.library
+    before = library.scipy_openblas_get_num_threads()
+    a = np.ones((256, 256), np.float32)
+    try:
+        library.scipy_openblas_set_num_threads(3)
+        blas.compiler_running(True)
+        np.testing.assert_array_equal(blas.matmul(a, a), a @ a)  # the change comes with a GEMM
+        assert library.scipy_openblas_get_num_threads() == 2
+        blas.compiler_running(False)
+        blas.matmul(a, a)
+        assert library.scipy_openblas_get_num_threads() == 3
+    finally:
+        blas.compiler_running(False)
+        blas.matmul(a, a)
+        library.scipy_openblas_set_num_threads(before)

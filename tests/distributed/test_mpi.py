@@ -40,7 +40,7 @@ def run_ranks(check, *args, timeout=240):
     return done, time.monotonic() - start
 
 
-@pytest.mark.parametrize("check", ["collectives", "training", "sharding"])
+@pytest.mark.parametrize("check", ["collectives", "training", "sharding", "nccl"])
 def test_on_two_ranks(check):
     done, _ = run_ranks(check)
     assert done.returncode == 0, done.stdout + done.stderr

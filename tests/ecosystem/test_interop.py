@@ -109,10 +109,14 @@ def test_torch_round_trip_without_copies():
 def test_jax_round_trip_without_copies():
     jnp = pytest.importorskip("jax.numpy", reason="JAX not installed: DLPack with JAX")
     src = jnp.arange(4.0, dtype=jnp.float32)
-    t = ms.from_dlpack(src)
+    t = ms.from_dlpack(src)                        # JAX -> minispore: shared, read-only
+    assert address(t) == src.unsafe_buffer_pointer()
     np.testing.assert_array_equal(t.asnumpy(), [0.0, 1.0, 2.0, 3.0])
-    assert address(t) == src.unsafe_buffer_pointer()       # JAX -> minispore shares
-    back = jnp.from_dlpack(t)  # JAX's buffer is read-only; JAX speaks legacy DLPack: a copy
+    # minispore -> JAX: shared when the buffer meets XLA's alignment, else JAX copies it
+    plain = ms.Tensor(np.arange(3, dtype=np.float32))
+    np.testing.assert_array_equal(np.asarray(jnp.from_dlpack(plain)), [0.0, 1.0, 2.0])
+    # back to JAX: a copy, as documented (JAX's protocol cannot mark memory read-only)
+    back = jnp.from_dlpack(t)
     np.testing.assert_array_equal(np.asarray(back), [0.0, 1.0, 2.0, 3.0])
     # a writable minispore tensor goes to JAX without a copy (JAX wants 64-byte alignment)
     raw = np.zeros(16 + 64, np.uint8)

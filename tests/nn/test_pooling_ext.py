@@ -33,6 +33,41 @@ def test_max_pool3d_matches_the_definition():
     np.testing.assert_allclose(got, want)
 
 
+def argmax3d_ref(x, kernel, stride, dilation, pads):
+    """Flat input positions of each window's first maximum, scanning d, then h, then w."""
+    n, c, d, h, w = x.shape
+    padded = np.pad(x, ((0, 0), (0, 0)) + pads, constant_values=-np.inf)
+    outs = [(s - dl * (k - 1) - 1) // st + 1
+            for s, k, st, dl in zip(padded.shape[2:], kernel, stride, dilation)]
+    got = np.zeros((n, c, *outs), np.int64)
+    for i, j, k in np.ndindex(*outs):
+        starts = [o * st for o, st in zip((i, j, k), stride)]
+        cells = [(starts[0] + a * dilation[0], starts[1] + b * dilation[1],
+                  starts[2] + e * dilation[2])
+                 for a in range(kernel[0]) for b in range(kernel[1]) for e in range(kernel[2])]
+        values = np.stack([padded[:, :, p, q, r] for p, q, r in cells], -1)
+        best = np.array(cells)[values.argmax(-1)]          # (n, c, 3) padded coordinates
+        best -= np.array([p[0] for p in pads])
+        got[:, :, i, j, k] = best[..., 0] * h * w + best[..., 1] * w + best[..., 2]
+    return got
+
+
+def test_max_pool3d_indices_are_each_windows_first_maximum():
+    x = np.round(randn(2, 3, 6, 5, 7), 1)                   # ties inside windows too
+    out, index = both_modes(lambda a: ops.max_pool3d(a, (3, 2, 3), (2, 1, 2), padding=1,
+                                                     dilation=(1, 2, 1), return_indices=True), x)
+    pads = ((1, 1), (1, 1), (1, 1))
+    np.testing.assert_array_equal(index, argmax3d_ref(x, (3, 2, 3), (2, 1, 2), (1, 2, 1), pads))
+    assert index.dtype == np.int64
+    np.testing.assert_array_equal(np.take_along_axis(x.reshape(2, 3, -1),
+                                                     index.reshape(2, 3, -1), -1),
+                                  out.reshape(2, 3, -1))
+    layer = nn.MaxPool3d(2, 2, return_indices=True)
+    got, where = layer(T(x))
+    np.testing.assert_array_equal(where.asnumpy(),
+                                  argmax3d_ref(x, (2, 2, 2), (2, 2, 2), (1, 1, 1), ((0, 0),) * 3))
+
+
 @pytest.mark.parametrize("count_include_pad", [True, False])
 def test_avg_pool3d_matches_the_definition(count_include_pad):
     x = randn(1, 2, 5, 4, 6)
@@ -119,6 +154,9 @@ def test_cells_and_torch_agree():
     ]
     for got, want in checks:
         np.testing.assert_allclose(got.asnumpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+    _, ours = nn.MaxPool3d(3, 2, pad_mode="pad", padding=1, return_indices=True)(T(x))
+    _, theirs = F.max_pool3d(t, 3, 2, 1, return_indices=True)
+    np.testing.assert_array_equal(ours.asnumpy(), theirs.numpy())
 
 
 def test_bad_input_names_the_op():

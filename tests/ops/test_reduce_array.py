@@ -326,3 +326,20 @@ def test_assign_writes_in_place_and_keeps_the_dtype():
 def test_print_class_prints_tensors_and_strings(capsys):
     ops.Print()("value:", ms.Tensor([1, 2]))
     assert capsys.readouterr().out == "value: [1 2]\n"
+
+
+def test_gradient_of_a_row_lookup_sums_repeated_and_negative_rows(mode):
+    """An embedding-style lookup's gradient scatters rows back (a sparse product on the CPU,
+    ops/array.py): repeated rows add up in order, negative indices count from the end."""
+    rng = np.random.default_rng(0)
+    table = rng.standard_normal((7, 5)).astype(np.float32)
+    rows = np.array([[0, 3, -1], [3, 6, 3]])
+    weight = rng.standard_normal((2, 3, 5)).astype(np.float32)
+    grad = run_in_mode(ms.grad(lambda t: (t[ms.Tensor(rows)] * ms.Tensor(weight)).sum()), mode,
+                       ms.Tensor(table))
+    want = np.zeros_like(table)
+    np.add.at(want, rows, weight)
+    np.testing.assert_array_equal(grad.asnumpy(), want)
+    nothing = run_in_mode(ms.grad(lambda t: t[ms.Tensor(np.zeros(0, np.int64))].sum()), mode,
+                          ms.Tensor(table))
+    np.testing.assert_array_equal(nothing.asnumpy(), np.zeros_like(table))

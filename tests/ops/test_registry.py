@@ -269,6 +269,9 @@ SAMPLES = {
     "assign": lambda rng: [sample(normal(rng, (2, 3)), normal(rng, (2, 3))),
                            sample(normal(rng, (2, 3)), normal(rng, (3,)))],
     "print": lambda rng: sample(normal(rng, (2,)), template=("x =", None), sep=" ", end="\n"),
+    "all_finite": lambda rng: [sample(normal(rng, (2, 3)), normal(rng, (4,))),
+                               sample(normal(rng, (3,)), np.array([1.0, np.inf]),
+                                      np.array([[np.nan]]))],
     # ----- neural network; CONV/POOL attrs below give a (2, 6, 2, 7) conv output
     #       of a (2, 4, 5, 6) input and (6, 2, 3, 2) weight, a (2, 2, 3, 6) pool of (2, 2, 5, 6) -----
     "conv2d": lambda rng: [sample(normal(rng, (2, 4, 5, 6)), normal(rng, (6, 2, 3, 2)), **CONV),
@@ -355,7 +358,7 @@ NO_GRADIENT = {
     "sign", "floor", "ceil", "round", "logical_not", "bitwise_not", "floor_div",
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "logical_and", "logical_or", "logical_xor", "stop_gradient",
-    "reduce_all", "reduce_any", "argmax", "argmin", "print", "dropout_mask",
+    "reduce_all", "reduce_any", "argmax", "argmin", "print", "dropout_mask", "all_finite",
 }
 
 # The wider op surface (math, scans, scatter, search, random, linear algebra) has its

@@ -98,6 +98,23 @@ def test_static_scaler_and_all_finite(mode):
     assert not bool(ms.amp.all_finite([ms.Tensor([1.0, np.nan], ms.bfloat16)]))
 
 
+def test_the_overflow_check_is_one_kernel_over_every_gradient():
+    """Graph mode checks all the gradients of a step in one CPU kernel (ops/overflow.py)."""
+    rng = np.random.default_rng(0)
+    grads = [T(rng.standard_normal(shape).astype(np.float32))
+             for shape in ((8, 5), (5,), (3, 8), (3,))]
+    check = ms.jit(lambda *g: ms.amp.all_finite(g))
+    assert bool(check(*grads))
+    (executable,) = check.cache.values()
+    (step,) = executable.program.steps
+    assert step.label == "ops.all_finite" and step.fn.kernel is not None  # numba's, compiled
+    for k in range(len(grads)):
+        broken = list(grads)
+        broken[k] = T(np.where(np.arange(grads[k].size) == 2, np.inf, 1.0)
+                      .reshape(grads[k].shape).astype(np.float32))
+        assert not bool(check(*broken))
+
+
 def test_loss_scale_managers():
     dynamic = ms.amp.DynamicLossScaleManager(init_loss_scale=16, scale_factor=2, scale_window=2)
     for overflow in (False, True, False, False):

@@ -13,6 +13,8 @@ import os
 import threading
 import time
 
+from ...core import blas
+
 _EXIT_SECONDS = 5.0
 
 
@@ -46,9 +48,11 @@ class Compiler:
         while True:
             with self._cv:
                 while not self._queue:
+                    blas.compiler_running(False)
                     self._cv.wait()
                 step = self._queue.pop(0)
                 self._busy = True
+            blas.compiler_running(True)  # GEMMs leave this thread a core (core.blas)
             try:
                 step.compile()
             finally:

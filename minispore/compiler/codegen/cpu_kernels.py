@@ -16,6 +16,7 @@ import numpy as np
 from ...ops import sparse_cross_entropy as cross_entropy
 from ...ops.activation import log_softmax_p, softmax_p
 from ...ops.attention import biased_softmax
+from ...ops.overflow import all_finite_p
 
 
 class CpuKernel(NamedTuple):
@@ -255,6 +256,29 @@ def _sparse_ce_and_grad_kernel_call(kernel, logits, labels, dout, ignore_index, 
     return cross_entropy.reduced_losses(losses, total, counted, reduction), grad
 
 
+# ***** all_finite: the overflow check over every gradient of a step, one kernel *****
+
+# x - x is 0 for a finite x and nan for inf or nan: one subtract and compare per element, an
+# integer and-reduction LLVM vectorises (a float sum would need reassociation, not allowed)
+_ALL_FINITE_SOURCE = """
+@numba.njit(**KERNEL_FLAGS)
+def kernel(arrays):
+    for a in arrays:
+        finite = True
+        for i in range(a.shape[0]):
+            finite &= (a[i] - a[i]) == 0
+        if not finite:
+            return False
+    return True
+"""
+
+
+def _all_finite_call(kernel, *xs):
+    if any(x.dtype != xs[0].dtype for x in xs):
+        return NotImplemented  # one dtype per kernel: the impl checks mixed ones
+    return np.asarray(kernel(tuple(np.ascontiguousarray(x).reshape(-1) for x in xs)))
+
+
 CPU_KERNELS = {
     softmax_p: _rows_kernel(False),
     log_softmax_p: _rows_kernel(True),
@@ -265,4 +289,5 @@ CPU_KERNELS = {
         CpuKernel(_SPARSE_CE_GRAD_SOURCE, _sparse_ce_grad_kernel_call),
     cross_entropy.sparse_softmax_cross_entropy_and_grad:
         CpuKernel(_SPARSE_CE_AND_GRAD_SOURCE, _sparse_ce_and_grad_kernel_call),
+    all_finite_p: CpuKernel(_ALL_FINITE_SOURCE, _all_finite_call),
 }

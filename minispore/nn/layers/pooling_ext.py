@@ -16,6 +16,8 @@ from ...core.hints import Tensor, ShapeLike
 class MaxPool3d(Cell):
     """3-D max pooling of (N, C, D, H, W) inputs (MindSpore's defaults: kernel 1, stride 1,
     'valid'). padding (pad_mode 'pad'): an int, (d, h, w) or 6 values; never the maximum.
+    return_indices=True returns (output, argmax): int64 flat positions d * H * W + h * W + w
+    of each window's first maximum in its input volume.
 
         >>> ms.nn.MaxPool3d(2, 2)(ms.ops.ones((1, 1, 4, 4, 4))).shape
         (1, 1, 2, 2, 2)
@@ -29,12 +31,11 @@ class MaxPool3d(Cell):
                                  ("same", "valid", "pad"))
         self.dilation = dilation
         self.ceil_mode = V.boolean(ceil_mode, "ceil_mode", "MaxPool3d")
-        if V.boolean(return_indices, "return_indices", "MaxPool3d"):
-            raise ValueError("MaxPool3d: return_indices=True is not supported")
+        self.return_indices = V.boolean(return_indices, "return_indices", "MaxPool3d")
 
     def construct(self, x: Tensor) -> Tensor:
         return F.max_pool3d(x, self.kernel_size, self.stride, self.padding, self.dilation,
-                            self.ceil_mode, pad_mode=self.pad_mode)
+                            self.ceil_mode, self.return_indices, pad_mode=self.pad_mode)
 
 
 class AvgPool3d(Cell):
