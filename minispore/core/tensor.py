@@ -36,7 +36,9 @@ class Tensor:
     """
 
     __slots__ = ("_data", "_node", "__weakref__")
-    __array_priority__ = 100  # numpy defers `ndarray + Tensor` to Tensor.__radd__
+    # ndarray operators and numpy ufuncs hand a Tensor operand to Tensor.__array_ufunc__
+    # (ops.tensor_methods); the priority covers code paths that only look at it
+    __array_priority__ = 100
 
     if TYPE_CHECKING:
         # attached at import by ops.tensor_methods / ops.tensor_surface / grad.tape (ops sit
