@@ -300,7 +300,8 @@ class GradOperation:
     * sens_param: the last call argument is the output's sensitivity (default: ones).
     """
 
-    def __init__(self, get_all=False, get_by_list=False, sens_param=False):
+    def __init__(self, get_all: bool = False, get_by_list: bool = False,
+                 sens_param: bool = False) -> None:
         self.get_all = get_all
         self.get_by_list = get_by_list
         self.sens_param = sens_param

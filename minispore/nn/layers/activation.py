@@ -103,7 +103,7 @@ _BY_NAME = {"relu": ReLU, "relu6": ReLU6, "sigmoid": Sigmoid, "tanh": Tanh, "sil
             "rrelu": RReLU, "hardtanh": Hardtanh, "glu": GLU, "softmax2d": Softmax2d}
 
 
-def get_activation(name):
+def get_activation(name: str) -> Cell:
     """The activation Cell called `name` ('relu', 'sigmoid', 'tanh', 'gelu', 'mish',
     'hswish'...), built with its defaults.
 

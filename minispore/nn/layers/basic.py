@@ -6,7 +6,7 @@
     (2, 4)
 """
 from __future__ import annotations
-from typing import Any, Optional
+from typing import Any, Optional, Union
 import math
 
 from ...core.dtype import float32, to_type
@@ -49,7 +49,7 @@ class Dense(Cell):
     """
 
     def __init__(self, in_channels: int, out_channels: int, weight_init: Any = None, bias_init: Any = None,
-                 has_bias: bool = True, activation: Any = None, dtype: DTypeLike = float32) -> None:
+                 has_bias: bool = True, activation: Union[str, Cell, None] = None, dtype: DTypeLike = float32) -> None:
         super().__init__()
         self.in_channels = V.positive_int(in_channels, "in_channels", "Dense")
         self.out_channels = V.positive_int(out_channels, "out_channels", "Dense")

@@ -9,7 +9,7 @@ names, arguments and formulas).
     0.385965
 """
 from __future__ import annotations
-from typing import Any, Optional
+from typing import Any, Optional, Union
 from ...core.dtype import int32
 from ...core.tensor import Tensor
 from ...ops import functional as F
@@ -122,7 +122,8 @@ class MultiClassDiceLoss(LossBase):
     are); `weights` (C, dim) rescales class i's loss by its row i; class `ignore_indiex`
     (MindSpore's spelling) is left out of the sum but not of the count."""
 
-    def __init__(self, weights: Any = None, ignore_indiex: Any = None, activation: str = "softmax") -> None:
+    def __init__(self, weights: Optional[Tensor] = None, ignore_indiex: Optional[int] = None,
+                 activation: Union[str, Cell, None] = "softmax") -> None:
         super().__init__()
         if weights is not None and (not isinstance(weights, Tensor) or weights.ndim != 2):
             raise ValueError("MultiClassDiceLoss: weights must be a 2-D Tensor or None")
