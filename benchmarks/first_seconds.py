@@ -18,9 +18,12 @@ may still be compiling: what reaches the cache is what the next run of it loads)
 minispore_graph runs cold (empty caches) and then warm (a second process reusing them);
 PyNative and PyTorch eager have nothing to cache; JAX jit compiles in its first call, every
 process (no persistent compilation cache by default). The workload is the MLP of mlp_train_step
-(784-256-256-10, batch 128, SGD), or with --batch/--width its hidden layers widened.
+(784-256-256-10, batch 128, SGD; --batch/--width widen it), or with --workload the
+Transformer block of transformer_block or the ResNet-style CNN of resnet_cnn (give them a
+longer window: their kernels take longer to compile).
 
     python -m benchmarks.first_seconds [--seconds 2] [--batch 128] [--width 256]
+    python -m benchmarks.first_seconds --workload resnet_cnn --seconds 40
 """
 import argparse
 import json
@@ -32,13 +35,34 @@ import time
 
 START = time.perf_counter()  # the process's start, as near as this module can see it
 
-from . import harness, mlp_train_step  # noqa: E402  (after START: the import is timed)
+from . import gpu_models, harness, mlp_train_step, resnet_cnn, transformer_block  # noqa: E402
 
 MARKER = "FIRST_SECONDS "
 KINDS = ("minispore_graph", "minispore_pynative", "torch_eager", "jax_jit")
+WORKLOADS = ("mlp_train_step", "transformer_block", "resnet_cnn")
 
 
-def _step(kind):
+def _bigger_step(kind, workload):
+    """A step of the Transformer block or the ResNet, returning a host float (synced)."""
+    if kind == "jax_jit":
+        step = (transformer_block if workload == "transformer_block" else resnet_cnn).jax_step()
+        return lambda: float(step())
+    if kind == "torch_eager":
+        if workload == "transformer_block":
+            return transformer_block.torch_step(False)
+        return gpu_models.torch_step(harness.import_torch(), "resnet_cnn", device="cpu")
+    jit = kind == "minispore_graph"
+    if workload == "transformer_block":
+        step = transformer_block.minispore_problem(jit)
+    else:
+        import minispore as ms
+        step = gpu_models.minispore_step(ms, "resnet_cnn", jit)
+    return lambda: float(step())
+
+
+def _step(kind, workload="mlp_train_step"):
+    if workload != "mlp_train_step":
+        return _bigger_step(kind, workload)
     if kind == "torch_eager":
         return mlp_train_step.torch_train_step(False)
     if kind == "jax_jit":
@@ -48,10 +72,10 @@ def _step(kind):
     return lambda: float(train_step(data, label))
 
 
-def measure_here(kind, seconds, leave=False):
+def measure_here(kind, seconds, leave=False, workload="mlp_train_step"):
     """The body of one fresh process: the loop for `seconds` from START, then steady timing
     (leave: none, the process just ends)."""
-    step = _step(kind)
+    step = _step(kind, workload)
     calls = []  # (start, duration) from START
     while True:
         t0 = time.perf_counter()
@@ -65,7 +89,7 @@ def measure_here(kind, seconds, leave=False):
         print(MARKER + json.dumps(record), flush=True)
         sys.exit(0)
     if kind == "minispore_graph":
-        harness.wait_for_kernels(120.0)
+        harness.wait_for_kernels(600.0)
     steady = harness.median_of_calls(step, 10)
     fast = [start for start, duration in calls if duration <= 1.25 * steady]
     record.update(speed_s=fast[0] if fast else None, steady_ms=steady * 1e3)
@@ -75,11 +99,12 @@ def measure_here(kind, seconds, leave=False):
 
 def fresh(kind, args, env, leave=False):
     argv = [sys.executable, "-m", "benchmarks.first_seconds", "--fresh", kind,
-            "--seconds", str(args.seconds), "--batch", str(args.batch), "--width", str(args.width)]
+            "--seconds", str(args.seconds), "--batch", str(args.batch), "--width", str(args.width),
+            "--workload", args.workload]
     argv += ["--leave"] if leave else []
     done = subprocess.run(argv, env={**os.environ, **env}, text=True, stdout=subprocess.PIPE,
                           cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                          timeout=600, check=False)
+                          timeout=1200, check=False)
     lines = [ln for ln in done.stdout.splitlines() if ln.startswith(MARKER)]
     return json.loads(lines[-1][len(MARKER):]) if lines else None
 
@@ -104,12 +129,15 @@ def main(argv=None):
     parser.add_argument("--width", type=int, default=mlp_train_step.SIZES[1])
     parser.add_argument("--fresh", choices=KINDS)
     parser.add_argument("--leave", action="store_true")
+    parser.add_argument("--workload", choices=WORKLOADS, default="mlp_train_step")
     args = parser.parse_args(argv)
     mlp_train_step.resize(args.batch, args.width)
     if args.fresh:
-        measure_here(args.fresh, args.seconds, args.leave)
-    print(f"MLP batch {args.batch} width {args.width}, first {args.seconds:g} s of a fresh "
-          f"process; load average {os.getloadavg()[0]:.2f}\n")
+        measure_here(args.fresh, args.seconds, args.leave, args.workload)
+    what = (f"MLP batch {args.batch} width {args.width}" if args.workload == "mlp_train_step"
+            else args.workload)
+    print(f"{what}, first {args.seconds:g} s of a fresh process; load average "
+          f"{os.getloadavg()[0]:.2f}\n")
     print("| process | steps in window | first step done (s) | compiled speed from (s) | "
           "steady (ms) |\n|---|---|---|---|---|")
     with tempfile.TemporaryDirectory(prefix="first_seconds_") as scratch:
