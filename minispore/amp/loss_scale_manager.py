@@ -29,7 +29,7 @@ class FixedLossScaleManager(LossScaleManager):
     is skipped (the train cell checks them); without, the optimizer must be given the same
     loss_scale to divide the gradients by it, and no check is made."""
 
-    def __init__(self, loss_scale=128.0, drop_overflow_update=True):
+    def __init__(self, loss_scale: float = 128.0, drop_overflow_update: bool = True) -> None:
         if isinstance(loss_scale, bool) or not isinstance(loss_scale, (int, float)) \
                 or loss_scale < 1:
             raise ValueError(f"FixedLossScaleManager: loss_scale must be a number >= 1, "
@@ -58,7 +58,8 @@ class DynamicLossScaleManager(LossScaleManager):
     """A loss scale divided by scale_factor after an overflow (not below 1) and multiplied by
     it after scale_window steps without one."""
 
-    def __init__(self, init_loss_scale=2 ** 24, scale_factor=2, scale_window=2000):
+    def __init__(self, init_loss_scale: float = 2 ** 24, scale_factor: float = 2,
+                 scale_window: int = 2000) -> None:
         if isinstance(init_loss_scale, bool) or not isinstance(init_loss_scale, (int, float)) \
                 or init_loss_scale < 1:
             raise ValueError(f"DynamicLossScaleManager: init_loss_scale must be a number >= 1, "

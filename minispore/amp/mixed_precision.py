@@ -16,6 +16,8 @@ the casts' derivatives bring float32 gradients back. O1 here works on Cells: an 
 written inside a custom construct is not cast (MindSpore also rewrites its MatMul/Conv2D
 primitives).
 """
+from typing import Any, Optional
+
 from .. import nn
 from ..core.dtype import bfloat16, float16, float32, to_type
 from .loss_scale_manager import DynamicLossScaleManager, LossScaleManager
@@ -109,7 +111,8 @@ _LEVEL_DEFAULTS = {  # MindSpore's build_train_network configuration per level
 }
 
 
-def build_train_network(network, optimizer, loss_fn=None, level="O0", boost_level="O0", **kwargs):
+def build_train_network(network: nn.Cell, optimizer: nn.Cell, loss_fn: Optional[nn.Cell] = None,
+                        level: str = "O0", boost_level: str = "O0", **kwargs: Any) -> nn.Cell:
     """A training Cell: `network` in mixed precision at `level`, with `loss_fn` (kept in
     float32) and a step of `optimizer`, with loss scaling where a loss_scale_manager applies
     (O2's default: DynamicLossScaleManager). kwargs: cast_model_type, keep_batchnorm_fp32,

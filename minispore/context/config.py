@@ -5,6 +5,8 @@
     >>> ms.get_context("mode") == ms.PYNATIVE_MODE
     True
 """
+from typing import Any
+
 import os
 
 from . import device, threads
@@ -58,7 +60,7 @@ _VALIDATORS = {"mode": _check_mode, "device_target": _check_device, "jit_syntax_
                "num_threads": _check_threads}
 
 
-def set_context(**kwargs):
+def set_context(**kwargs: Any) -> None:
     """Set global execution options: mode, device_target, save_graphs, save_graphs_path,
     jit_syntax_level, jit_enable (False runs every @jit / Graph-mode Cell eagerly),
     num_threads (threads of BLAS and of parallel kernels; None: the libraries' defaults)."""
@@ -72,7 +74,7 @@ def set_context(**kwargs):
         _context[key] = value
 
 
-def get_context(key):
+def get_context(key: str) -> Any:
     """Value of one context option (see set_context)."""
     if key not in _context:
         raise ValueError(f"get_context: unknown option {key!r}; known: {sorted(_context)}")

@@ -6,6 +6,8 @@ The communication world (`world()`) is installed by `minispore.communication.ini
 until then, and when no launcher started several processes, it is a one-process world whose
 collectives return their input's values.
 """
+from typing import Any
+
 
 class ParallelMode:
     """MindSpore's parallel modes (minispore runs STAND_ALONE and DATA_PARALLEL)."""
@@ -45,7 +47,7 @@ def set_auto_parallel_context(**kwargs) -> None:
         _context[key] = value
 
 
-def get_auto_parallel_context(key: str):
+def get_auto_parallel_context(key: str) -> Any:
     if key not in _context:
         raise ValueError(f"get_auto_parallel_context: unknown option {key!r}")
     return _context[key]

@@ -10,6 +10,8 @@ other dtypes unless the new data is a Python number or list (converted to the pa
 dtype). Values change in place through `set_data` or `ops.assign` (what optimizers use, so
 that Graph mode can turn the update into a graph output).
 """
+from typing import Any, Optional
+
 import numpy as np
 
 from .dtype import from_np
@@ -31,7 +33,8 @@ class Parameter(Tensor):
 
     __slots__ = ("name", "requires_grad", "layerwise_parallel")
 
-    def __init__(self, default_input, name=None, requires_grad=True, layerwise_parallel=False):
+    def __init__(self, default_input: Any, name: Optional[str] = None, requires_grad: bool = True,
+                 layerwise_parallel: bool = False) -> None:
         self._data = _owned_array(default_input, None)
         self._node = None
         if name is not None and not isinstance(name, str):

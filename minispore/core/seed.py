@@ -13,12 +13,14 @@ Two numpy Generators: one that initializers draw from (`generator`), one for ran
 (global seed, op seed): reproducible, and still new values on every call, as MindSpore's
 op-level seeds behave. As in MindSpore, `set_seed` also seeds `numpy.random`.
 """
+from typing import Any, Optional
+
 import numpy as np
 
 _seed = None
 _init_generator = np.random.default_rng()
 _op_generator = np.random.default_rng()
-_op_streams = {}
+_op_streams: dict[Any, np.random.Generator] = {}
 
 
 def set_seed(seed: int) -> None:
@@ -33,7 +35,7 @@ def set_seed(seed: int) -> None:
     np.random.seed(_seed)
 
 
-def get_seed():
+def get_seed() -> Optional[int]:
     """The seed given to `set_seed`, or None if it was never called."""
     return _seed
 

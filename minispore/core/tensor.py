@@ -12,11 +12,15 @@ and methods are attached by `ops.tensor_methods` (ops sit above core), item assi
 `grad.tape` (it rebinds the tensor's place on the tape), and initialisation from an
 initializer by `core.initializer`.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence, Union
+
 import numpy as np
 
 from ..context import device
 from ..context.interpreter import STATE
-from .dtype import default_np_dtype, from_np, is_float_np, to_np
+from .dtype import Type, default_np_dtype, from_np, is_float_np, to_np
 from .ir import Var
 
 
@@ -32,9 +36,47 @@ class Tensor:
     """
 
     __slots__ = ("_data", "_node", "__weakref__")
-    __array_priority__ = 100  # numpy defers `ndarray + Tensor` to Tensor.__radd__
+    # ndarray operators and numpy ufuncs hand a Tensor operand to Tensor.__array_ufunc__
+    # (ops.tensor_methods); the priority covers code paths that only look at it
+    __array_priority__ = 100
 
-    def __init__(self, input_data=None, dtype=None, shape=None, init=None):
+    if TYPE_CHECKING:
+        # attached at import by ops.tensor_methods / ops.tensor_surface / grad.tape (ops sit
+        # above core); declared here so type checkers know a Tensor's operators and methods
+        def __getattr__(self, name: str) -> Any: ...
+        def __getitem__(self, index: Any) -> Tensor: ...
+        def __setitem__(self, index: Any, value: Any) -> None: ...
+        def __add__(self, other: Any) -> Tensor: ...
+        def __radd__(self, other: Any) -> Tensor: ...
+        def __sub__(self, other: Any) -> Tensor: ...
+        def __rsub__(self, other: Any) -> Tensor: ...
+        def __mul__(self, other: Any) -> Tensor: ...
+        def __rmul__(self, other: Any) -> Tensor: ...
+        def __truediv__(self, other: Any) -> Tensor: ...
+        def __rtruediv__(self, other: Any) -> Tensor: ...
+        def __floordiv__(self, other: Any) -> Tensor: ...
+        def __rfloordiv__(self, other: Any) -> Tensor: ...
+        def __mod__(self, other: Any) -> Tensor: ...
+        def __rmod__(self, other: Any) -> Tensor: ...
+        def __pow__(self, other: Any) -> Tensor: ...
+        def __rpow__(self, other: Any) -> Tensor: ...
+        def __matmul__(self, other: Any) -> Tensor: ...
+        def __rmatmul__(self, other: Any) -> Tensor: ...
+        def __and__(self, other: Any) -> Tensor: ...
+        def __or__(self, other: Any) -> Tensor: ...
+        def __lt__(self, other: Any) -> Tensor: ...
+        def __le__(self, other: Any) -> Tensor: ...
+        def __gt__(self, other: Any) -> Tensor: ...
+        def __ge__(self, other: Any) -> Tensor: ...
+        def __eq__(self, other: Any) -> Tensor: ...  # type: ignore[override]  # elementwise, as numpy
+        def __ne__(self, other: Any) -> Tensor: ...  # type: ignore[override]  # elementwise, as numpy
+        def __neg__(self) -> Tensor: ...
+        def __pos__(self) -> Tensor: ...
+        def __abs__(self) -> Tensor: ...
+        def __invert__(self) -> Tensor: ...
+
+    def __init__(self, input_data: Any = None, dtype: Any = None,
+                 shape: Optional[Sequence[int]] = None, init: Any = None) -> None:
         if input_data is None:
             if shape is None:
                 raise ValueError("Tensor: give input_data, or shape and init")
@@ -60,34 +102,34 @@ class Tensor:
 
     # ----- properties -----
     @property
-    def shape(self):
+    def shape(self) -> tuple[int, ...]:
         return tuple(self._data.shape)
 
     @property
-    def ndim(self):
+    def ndim(self) -> int:
         return len(self._data.shape)
 
     @property
-    def size(self):
+    def size(self) -> int:
         return int(np.prod(self._data.shape, dtype=np.int64))
 
     @property
-    def dtype(self):
+    def dtype(self) -> Type:
         return from_np(self._data.dtype)
 
     @property
-    def itemsize(self):
+    def itemsize(self) -> int:
         return self._data.dtype.itemsize
 
     # ----- host values -----
     def _host(self, reason):
         return host_value(self, reason)
 
-    def asnumpy(self):
+    def asnumpy(self) -> np.ndarray:
         """The values as a numpy array (a copy on GPU; shares memory on CPU)."""
         return self._host("asnumpy()")
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: Optional[bool] = None) -> np.ndarray:
         """numpy 2's protocol: `copy=None` shares memory where it can (a CPU tensor of the
         asked dtype), `copy=True` always copies, `copy=False` refuses to copy."""
         shares = device.namespace_of(self._data) is np and (dtype is None
@@ -117,7 +159,7 @@ class Tensor:
         from_np(array.dtype)  # refuses dtypes minispore does not support
         return cls._wrap(device.to_device(np.ascontiguousarray(array)))
 
-    def __dlpack__(self, *args, **kwargs):
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
         """Export the data by DLPack without a copy (`np.from_dlpack(t)`, `torch.from_dlpack(t)`).
 
         A read-only tensor (one imported from JAX, whose arrays are immutable) goes to a
@@ -129,7 +171,7 @@ class Tensor:
             data = data.copy()
         return data.__dlpack__(*args, **kwargs)
 
-    def __dlpack_device__(self):
+    def __dlpack_device__(self) -> tuple[int, int]:
         return self._host_or_device("__dlpack_device__").__dlpack_device__()
 
     def _host_or_device(self, reason):
@@ -138,57 +180,57 @@ class Tensor:
             return host_value(self, reason)
         return self._data
 
-    def item(self):
+    def item(self) -> Union[bool, int, float]:
         a = self._host("item()")
         if a.size != 1:
             raise ValueError(f"Tensor.item: only a tensor with one element has an item, shape is {self.shape}")
         return a.reshape(()).item()
 
-    def tolist(self):
+    def tolist(self) -> Any:
         return self._host("tolist()").tolist()
 
-    def __float__(self):
+    def __float__(self) -> float:
         return float(self._host("float(tensor)").reshape(()))
 
-    def __int__(self):
+    def __int__(self) -> int:
         return int(self._host("int(tensor)").reshape(()))
 
-    def __index__(self):
+    def __index__(self) -> int:
         a = self._host("tensor used as a Python index")
         if a.dtype.kind not in "iu" or a.size != 1:
             raise TypeError(f"only integer tensors of one element can be used as an index, got {self.dtype} {self.shape}")
         return int(a.reshape(()))
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         a = self._host("bool(tensor) (e.g. `if tensor:`)")
         if a.size != 1:
             raise ValueError(f"The truth value of a tensor with {a.size} elements is ambiguous; use .any() or .all()")
         return bool(a.reshape(()))
 
-    def __len__(self):
+    def __len__(self) -> int:
         if not self.shape:
             raise TypeError("len() of a 0-d tensor")
         return self.shape[0]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Tensor]:
         for i in range(len(self)):
             yield self[i]
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return id(self)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if is_symbolic(self._data):
             return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=<symbolic>)"
         value = _repr_value(device.to_host(self._data))
         return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value={value})"
 
-    def __str__(self):
+    def __str__(self) -> str:
         if is_symbolic(self._data):
             return repr(self)
         return str(device.to_host(self._data))
 
-    def __format__(self, spec):
+    def __format__(self, spec: str) -> str:
         if self.ndim == 0 and spec:
             return format(self.item(), spec)
         return str(self)
@@ -197,15 +239,16 @@ class Tensor:
     init = None  # the Initializer that will fill a lazily initialised tensor
 
     @property
-    def has_init(self):
+    def has_init(self) -> bool:
         """Whether the values are still to be made by `init_data()` (see initializer)."""
         return self.init is not None
 
-    def init_data(self, slice_index=None, shape=None, opt_shard_group=None):
+    def init_data(self, slice_index: Optional[int] = None, shape: Optional[Sequence[int]] = None,
+                  opt_shard_group: Optional[str] = None) -> Tensor:
         """Make a lazily initialised tensor's values now; returns the tensor (itself)."""
         return self
 
-    def assign_value(self, value):
+    def assign_value(self, value: Any) -> Tensor:
         """Replace this tensor's values in place (no autodiff)."""
         value = value._data if isinstance(value, Tensor) else _as_array(value, self._data.dtype)
         self._data = value

@@ -7,6 +7,8 @@ backward engine. Forward mode (`jvp`) is derived from reverse mode by the double
     >>> ms.grad(ms.ops.tanh)(ms.Tensor(2.0))
     Tensor(shape=[], dtype=Float32, value= 0.0706508)
 """
+from typing import Any, Callable, Union
+
 from ..context.interpreter import STATE
 from ..core.tensor import Tensor
 from ..ops import functional as F
@@ -102,7 +104,8 @@ def _pack(input_grads, weight_grads, positions, grad_position, weights, return_i
     return inputs, weight_grads
 
 
-def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
+def value_and_grad(fn: Callable[..., Any], grad_position: Union[int, tuple[int, ...], None] = 0, weights: Any = None,
+                   has_aux: bool = False, return_ids: bool = False) -> Callable[..., Any]:
     """Make a function returning ``(fn(*args), gradients)``.
 
     Args:
@@ -144,7 +147,8 @@ def _value_and_grad(fn, grad_position, weights, has_aux, api, return_ids=False):
     return value_and_grad_fn
 
 
-def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
+def grad(fn: Callable[..., Any], grad_position: Union[int, tuple[int, ...], None] = 0, weights: Any = None,
+         has_aux: bool = False, return_ids: bool = False) -> Callable[..., Any]:
     """Make a function returning the gradients of fn (see `value_and_grad` for the layout and
     return_ids); with has_aux, returns ``(gradients, aux)``.
 
@@ -200,7 +204,8 @@ def _find_grad(node, key):
     return None
 
 
-def vjp(fn, *inputs, weights=None, has_aux=False):
+def vjp(fn: Callable[..., Any], *inputs: Any, weights: Any = None,
+        has_aux: bool = False) -> tuple[Any, ...]:
     """``(fn(*inputs), vjp_fn)``; ``vjp_fn(v)`` gives the input gradients for cotangent v
     (a tuple, one per input, even for one input; ``(input_grads, weight_grads)`` if weights
     are given). With has_aux: ``(fn's first output, vjp_fn, aux)``, aux being the second
@@ -250,7 +255,7 @@ def _untracked(x):
     return x
 
 
-def jvp(fn, inputs, v, has_aux=False):
+def jvp(fn: Callable[..., Any], inputs: Any, v: Any, has_aux: bool = False) -> tuple[Any, ...]:
     """``(fn(*inputs), J @ v)``: forward-mode derivative along tangent(s) v.
 
     Derived from reverse mode (seed 001): the vjp u -> J^T u is linear in u, so the vjp of
@@ -295,7 +300,8 @@ class GradOperation:
     * sens_param: the last call argument is the output's sensitivity (default: ones).
     """
 
-    def __init__(self, get_all=False, get_by_list=False, sens_param=False):
+    def __init__(self, get_all: bool = False, get_by_list: bool = False,
+                 sens_param: bool = False) -> None:
         self.get_all = get_all
         self.get_by_list = get_by_list
         self.sens_param = sens_param

@@ -16,6 +16,8 @@ is (jacobian, aux) where only the first output is differentiated.
     [[ 2.00000000e+00,  0.00000000e+00],
      [ 0.00000000e+00,  4.00000000e+00]])
 """
+from typing import Any, Callable, Union
+
 import numpy as np
 
 from ..context import device
@@ -29,7 +31,8 @@ from .backward import backward
 from .vmap import vmap
 
 
-def jacrev(fn, grad_position=0, has_aux=False):
+def jacrev(fn: Callable[..., Any], grad_position: Union[int, tuple[int, ...]] = 0,
+           has_aux: bool = False) -> Callable[..., Any]:
     """The Jacobian of fn by reverse mode: one vjp, vmapped over the rows of the identity.
     Cheaper than jacfwd when fn has fewer outputs than inputs. See the module docstring for
     the layout of the result.
@@ -59,7 +62,8 @@ def jacrev(fn, grad_position=0, has_aux=False):
     return jacobian_fn
 
 
-def jacfwd(fn, grad_position=0, has_aux=False):
+def jacfwd(fn: Callable[..., Any], grad_position: Union[int, tuple[int, ...]] = 0,
+           has_aux: bool = False) -> Callable[..., Any]:
     """The Jacobian of fn by forward mode: one linearisation, vmapped over the columns of the
     identity (the tangents). Cheaper than jacrev when fn has more outputs than inputs.
 
@@ -99,7 +103,8 @@ def jacfwd(fn, grad_position=0, has_aux=False):
     return jacobian_fn
 
 
-def hessian(fn, grad_position=0, has_aux=False):
+def hessian(fn: Callable[..., Any], grad_position: Union[int, tuple[int, ...]] = 0,
+            has_aux: bool = False) -> Callable[..., Any]:
     """The Hessian of a scalar fn: jacfwd of jacrev (forward over reverse). Shape: input shape
     + input shape; with a tuple grad_position, H[i][j] holds d2 fn / dx_i dx_j.
 

@@ -29,6 +29,8 @@ Random ops (dropout) draw independent values for every lane by default
 (`randomness="different"`, as PyTorch's vmap offers); `randomness="same"` draws one lane's
 values and shares them, MindSpore's documented behaviour.
 """
+from typing import Any, Callable
+
 import inspect
 
 import numpy as np
@@ -132,7 +134,8 @@ class BatchInterpreter(Interpreter):
         return F.broadcast_to(expanded, shape[:out_axis] + (self.axis_size,) + shape[out_axis:])
 
 
-def vmap(fn, in_axes=0, out_axes=0, *, randomness="different"):
+def vmap(fn: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0, *,
+         randomness: str = "different") -> Callable[..., Any]:
     """Vectorize fn over a batch axis of its inputs: the returned function takes inputs with an
     extra axis, runs fn on all lanes at once (each op batched, no Python loop) and returns
     outputs with the batch axis where out_axes says.

@@ -11,6 +11,8 @@ Inside a differentiation transform in PyNative, a jitted function is traced toge
 its backward, and the call is one node on the eager tape whose rule runs the compiled
 backward (compiler.executable.VjpExecutable).
 """
+from typing import Any, Callable, Optional
+
 import logging
 
 from ..compiler.executable import Executable
@@ -203,8 +205,9 @@ class _BoundJit:
         return self.jit_fn(self.obj, *args, **kwargs)
 
 
-def jit(function=None, *, capture_mode="ast", jit_level=None, dynamic=0, fullgraph=False,
-        backend=None, input_signature=None):
+def jit(function: Optional[Callable[..., Any]] = None, *, capture_mode: str = "ast",
+        jit_level: Optional[str] = None, dynamic: int = 0, fullgraph: bool = False,
+        backend: Optional[str] = None, input_signature: Any = None) -> Any:
     """Compile a function or Cell method: traced once per input signature, optimised, fused
     and compiled; later calls with the same shapes/dtypes replay the compiled program.
 
@@ -229,7 +232,7 @@ def jit(function=None, *, capture_mode="ast", jit_level=None, dynamic=0, fullgra
 ms_function = jit
 
 
-def mutable(input_data, dynamic_len=False):
+def mutable(input_data: Any, dynamic_len: bool = False) -> Any:
     """Make a value a variable input of compiled functions instead of a constant.
 
     A Python number passed to a jitted function is part of its cache key (each new value
@@ -261,7 +264,7 @@ def run_cell_graph(cell, args, kwargs):
     return exe_holder(cell, args, kwargs)
 
 
-def explain(fn):
+def explain(fn: Callable[..., Any]) -> Any:
     """Breaks and recompiles recorded for a jitted function (or a Cell run in GRAPH_MODE).
 
     >>> print(ms.explain(f))   # "1 compiled variant(s), 0 graph break(s), 0 recompile(s)"

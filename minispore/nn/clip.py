@@ -5,9 +5,12 @@
     >>> clip(ms.Tensor([3.0, 4.0]), ms.Tensor(1.0)).asnumpy().tolist()
     [0.6000000238418579, 0.800000011920929]
 """
+from __future__ import annotations
+from typing import Optional
 from ..core.dtype import float32
 from ..ops import functional as F
 from .cell import Cell
+from ..core.hints import Axis, Tensor, TensorLike
 
 
 class ClipByNorm(Cell):
@@ -16,14 +19,14 @@ class ClipByNorm(Cell):
     slice stays zero with a finite gradient (MindSpore's safe square root).
     """
 
-    def __init__(self, axis=None):
+    def __init__(self, axis: Optional[Axis] = None) -> None:
         super().__init__()
         if axis is not None and not isinstance(axis, (int, tuple, list)):
             raise TypeError(f"ClipByNorm: axis must be None, an int or a tuple of ints, "
                             f"got {axis!r}")
         self.axis = tuple(axis) if isinstance(axis, list) else axis
 
-    def construct(self, x, clip_norm):
+    def construct(self, x: Tensor, clip_norm: TensorLike) -> Tensor:
         square_sum = F.cast(F.sum(F.mul(x, x), self.axis, keep_dims=True), float32)
         positive = F.greater(square_sum, 0.0)
         safe = F.where(positive, square_sum, F.ones_like(square_sum))

@@ -6,11 +6,12 @@ mindspore.nn.dynamic_lr). The optimizer uses entry `min(step, len - 1)` at each 
     [0.1, 0.1, 0.05, 0.05, 0.05]
 """
 import math
+from typing import Sequence
 
 from . import validation as V
 
 
-def piecewise_constant_lr(milestone, learning_rates):
+def piecewise_constant_lr(milestone: Sequence[int], learning_rates: Sequence[float]) -> list[float]:
     """learning_rates[j] for the steps from milestone[j - 1] up to milestone[j] (exclusive)."""
     if len(milestone) != len(learning_rates):
         raise ValueError(f"piecewise_constant_lr: {len(milestone)} milestone(s) but "
@@ -31,8 +32,8 @@ def _epochs(total_step, step_per_epoch, owner):
     return [i // step_per_epoch for i in range(total_step)]
 
 
-def exponential_decay_lr(learning_rate, decay_rate, total_step, step_per_epoch, decay_epoch,
-                         is_stair=False):
+def exponential_decay_lr(learning_rate: float, decay_rate: float, total_step: int, step_per_epoch: int,
+                         decay_epoch: int, is_stair: bool = False) -> list[float]:
     """learning_rate * decay_rate ** (epoch / decay_epoch) per step (floored when is_stair)."""
     decay_epoch = V.positive_int(decay_epoch, "decay_epoch", "exponential_decay_lr")
     lrs = []
@@ -42,8 +43,8 @@ def exponential_decay_lr(learning_rate, decay_rate, total_step, step_per_epoch, 
     return lrs
 
 
-def natural_exp_decay_lr(learning_rate, decay_rate, total_step, step_per_epoch, decay_epoch,
-                         is_stair=False):
+def natural_exp_decay_lr(learning_rate: float, decay_rate: float, total_step: int, step_per_epoch: int,
+                         decay_epoch: int, is_stair: bool = False) -> list[float]:
     """learning_rate * e^(-decay_rate * epoch) per step; with is_stair the epoch is floored to a
     multiple of decay_epoch (MindSpore's formula: decay_epoch only matters with is_stair).
 
@@ -58,8 +59,8 @@ def natural_exp_decay_lr(learning_rate, decay_rate, total_step, step_per_epoch, 
     return lrs
 
 
-def inverse_decay_lr(learning_rate, decay_rate, total_step, step_per_epoch, decay_epoch,
-                     is_stair=False):
+def inverse_decay_lr(learning_rate: float, decay_rate: float, total_step: int, step_per_epoch: int,
+                     decay_epoch: int, is_stair: bool = False) -> list[float]:
     """learning_rate / (1 + decay_rate * epoch / decay_epoch) per step (the quotient floored
     when is_stair).
 
@@ -74,8 +75,9 @@ def inverse_decay_lr(learning_rate, decay_rate, total_step, step_per_epoch, deca
     return lrs
 
 
-def polynomial_decay_lr(learning_rate, end_learning_rate, total_step, step_per_epoch, decay_epoch,
-                        power, update_decay_epoch=False):
+def polynomial_decay_lr(learning_rate: float, end_learning_rate: float, total_step: int,
+                        step_per_epoch: int, decay_epoch: int, power: float,
+                        update_decay_epoch: bool = False) -> list[float]:
     """(learning_rate - end_learning_rate) * (1 - e / d) ** power + end_learning_rate per step,
     with e = min(epoch, decay_epoch) and d = decay_epoch; with update_decay_epoch, e is the
     epoch and d the first multiple of decay_epoch not below it (at least decay_epoch).
@@ -97,7 +99,8 @@ def polynomial_decay_lr(learning_rate, end_learning_rate, total_step, step_per_e
     return lrs
 
 
-def cosine_decay_lr(min_lr, max_lr, total_step, step_per_epoch, decay_epoch):
+def cosine_decay_lr(min_lr: float, max_lr: float, total_step: int, step_per_epoch: int,
+                    decay_epoch: int) -> list[float]:
     """min_lr + (max_lr - min_lr) * (1 + cos(pi * min(epoch, decay_epoch) / decay_epoch)) / 2."""
     decay_epoch = V.positive_int(decay_epoch, "decay_epoch", "cosine_decay_lr")
     return [min_lr + 0.5 * (max_lr - min_lr) * (1 + math.cos(math.pi * min(e, decay_epoch)
@@ -105,7 +108,8 @@ def cosine_decay_lr(min_lr, max_lr, total_step, step_per_epoch, decay_epoch):
             for e in _epochs(total_step, step_per_epoch, "cosine_decay_lr")]
 
 
-def warmup_lr(learning_rate, total_step, step_per_epoch, warmup_epoch):
+def warmup_lr(learning_rate: float, total_step: int, step_per_epoch: int,
+              warmup_epoch: int) -> list[float]:
     """learning_rate * min(epoch, warmup_epoch) / warmup_epoch per step."""
     warmup_epoch = V.positive_int(warmup_epoch, "warmup_epoch", "warmup_lr")
     return [learning_rate * min(e, warmup_epoch) / warmup_epoch

@@ -9,18 +9,21 @@
 Written with ops on the step tensor, so a schedule is traced into a compiled training step.
 Formulas are MindSpore's (p is the step over decay_steps, floored when is_stair).
 """
+from __future__ import annotations
+from typing import Any
 import math
 
 from ..core.dtype import float32
 from ..ops import functional as F
 from . import validation as V
 from .cell import Cell
+from ..core.hints import Tensor
 
 
 class LearningRateSchedule(Cell):
     """Base class: `construct(global_step)` returns the rate for that step."""
 
-    def construct(self, global_step):
+    def construct(self, global_step: Any) -> Tensor:
         raise NotImplementedError(f"{type(self).__name__} must define construct(global_step)")
 
 
@@ -45,7 +48,7 @@ class _DecayLR(LearningRateSchedule):
 class ExponentialDecayLR(_DecayLR):
     """learning_rate * decay_rate ** p, p = step / decay_steps."""
 
-    def construct(self, global_step):
+    def construct(self, global_step: Any) -> Tensor:
         p = F.div(_float_step(global_step), float(self.decay_steps))
         if self.is_stair:
             p = F.floor(p)
@@ -60,7 +63,7 @@ class NaturalExpDecayLR(_DecayLR):
         0.1...
     """
 
-    def construct(self, global_step):
+    def construct(self, global_step: Any) -> Tensor:
         p = _float_step(global_step)
         if self.is_stair:
             p = F.mul(F.floor(F.div(p, float(self.decay_steps))), float(self.decay_steps))
@@ -74,7 +77,7 @@ class InverseDecayLR(_DecayLR):
         0.0500000...
     """
 
-    def construct(self, global_step):
+    def construct(self, global_step: Any) -> Tensor:
         p = F.div(_float_step(global_step), float(self.decay_steps))
         if self.is_stair:
             p = F.floor(p)
@@ -85,14 +88,14 @@ class CosineDecayLR(LearningRateSchedule):
     """min_lr + (max_lr - min_lr) * (1 + cos(pi * p)) / 2,
     p = min(step, decay_steps) / decay_steps."""
 
-    def __init__(self, min_lr, max_lr, decay_steps):
+    def __init__(self, min_lr: float, max_lr: float, decay_steps: int) -> None:
         super().__init__()
         self.min_lr = V.number_in(min_lr, "min_lr", "CosineDecayLR", 0.0, math.inf)
         self.max_lr = V.number_in(max_lr, "max_lr", "CosineDecayLR", self.min_lr, math.inf,
                                   low_open=True)
         self.decay_steps = V.positive_int(decay_steps, "decay_steps", "CosineDecayLR")
 
-    def construct(self, global_step):
+    def construct(self, global_step: Any) -> Tensor:
         p = F.div(F.minimum(_float_step(global_step), float(self.decay_steps)),
                   float(self.decay_steps))
         cosine = F.add(F.cos(F.mul(p, math.pi)), 1.0)
@@ -104,8 +107,8 @@ class PolynomialDecayLR(LearningRateSchedule):
     t = min(step, decay_steps); with update_decay_steps, decay_steps grows to the next multiple
     of itself past the step instead of t stopping."""
 
-    def __init__(self, learning_rate, end_learning_rate, decay_steps, power,
-                 update_decay_steps=False):
+    def __init__(self, learning_rate: float, end_learning_rate: float, decay_steps: int, power: float,
+                 update_decay_steps: bool = False) -> None:
         super().__init__()
         owner = "PolynomialDecayLR"
         self.learning_rate = V.number_in(learning_rate, "learning_rate", owner, 0.0, math.inf,
@@ -116,10 +119,10 @@ class PolynomialDecayLR(LearningRateSchedule):
         self.power = V.number_in(power, "power", owner, 0.0, math.inf, low_open=True)
         self.update_decay_steps = V.boolean(update_decay_steps, "update_decay_steps", owner)
 
-    def construct(self, global_step):
+    def construct(self, global_step: Any) -> Tensor:
         step = _float_step(global_step)
         if self.update_decay_steps:
-            decay_steps = F.mul(F.maximum(F.ceil(F.div(step, float(self.decay_steps))), 1.0),
+            decay_steps: Tensor | float = F.mul(F.maximum(F.ceil(F.div(step, float(self.decay_steps))), 1.0),
                                 float(self.decay_steps))
         else:
             step = F.minimum(step, float(self.decay_steps))
@@ -132,13 +135,13 @@ class PolynomialDecayLR(LearningRateSchedule):
 class WarmUpLR(LearningRateSchedule):
     """learning_rate * min(step, warmup_steps) / warmup_steps."""
 
-    def __init__(self, learning_rate, warmup_steps):
+    def __init__(self, learning_rate: float, warmup_steps: int) -> None:
         super().__init__()
         self.learning_rate = V.number_in(learning_rate, "learning_rate", "WarmUpLR", 0.0, math.inf,
                                          low_open=True)
         self.warmup_steps = V.positive_int(warmup_steps, "warmup_steps", "WarmUpLR")
 
-    def construct(self, global_step):
+    def construct(self, global_step: Any) -> Tensor:
         fraction = F.div(F.minimum(_float_step(global_step), float(self.warmup_steps)),
                          float(self.warmup_steps))
         return F.mul(fraction, self.learning_rate)

@@ -15,6 +15,8 @@ The gradients of loss * scale are divided by the scale; if any is not finite (an
 half precision) the step is skipped: parameters and optimizer state keep their values, and a
 dynamic scale shrinks. Written with selects, not Python branches, so a step compiles whole.
 """
+from __future__ import annotations
+from typing import Any
 import numpy as np
 
 from ..core.dtype import float32, int32
@@ -39,7 +41,7 @@ class DynamicLossScaleUpdateCell(Cell):
     divides the scale by scale_factor (not below 1); scale_window steps after the last
     overflow (or increase) without one multiply it by scale_factor. Returns the flag."""
 
-    def __init__(self, loss_scale_value, scale_factor, scale_window):
+    def __init__(self, loss_scale_value: Any, scale_factor: float, scale_window: float) -> None:
         super().__init__()
         owner = "DynamicLossScaleUpdateCell"
         self.loss_scale_value = V.number_in(loss_scale_value, "loss_scale_value", owner, 0.0,
@@ -56,7 +58,7 @@ class DynamicLossScaleUpdateCell(Cell):
         """The initial loss scale value."""
         return self.loss_scale_value
 
-    def construct(self, loss_scale, overflow):
+    def construct(self, loss_scale: Tensor, overflow: Tensor) -> Tensor:
         shrunk = F.maximum(F.div(loss_scale, self.scale_factor), 1.0)
         on_overflow = F.where(overflow, shrunk, loss_scale)
         should_grow = F.less_equal(self.scale_window, F.sub(self.cur_iter, self.last_overflow_iter))
@@ -71,7 +73,7 @@ class DynamicLossScaleUpdateCell(Cell):
 class FixedLossScaleUpdateCell(Cell):
     """A loss scale that never changes; returns the overflow flag."""
 
-    def __init__(self, loss_scale_value):
+    def __init__(self, loss_scale_value: Any) -> None:
         super().__init__()
         self.loss_scale_value = V.number_in(loss_scale_value, "loss_scale_value",
                                             "FixedLossScaleUpdateCell", 0.0, float("inf"),
@@ -80,7 +82,7 @@ class FixedLossScaleUpdateCell(Cell):
     def get_loss_scale(self):
         return self.loss_scale_value
 
-    def construct(self, _, overflow):
+    def construct(self, _: Any, overflow: Any) -> Tensor:
         return overflow
 
 
@@ -89,7 +91,7 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
     FixedLossScaleUpdateCell) or a Tensor of shape () or (1,) (a fixed scale that
     `set_sense_scale` changes). Returns (loss, overflow, the loss scale used this step)."""
 
-    def __init__(self, network, optimizer, scale_sense):
+    def __init__(self, network: Any, optimizer: Any, scale_sense: Any) -> None:
         super().__init__(network, optimizer, sens=None)
         self.loss_scaling_manager = None
         if isinstance(scale_sense, Cell):
@@ -120,7 +122,7 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
                             f"Tensor, got {type(sens).__name__}")
         self.scale_sense.set_data(F.reshape(F.cast(sens, float32), self.scale_sense.shape))
 
-    def construct(self, *inputs):
+    def construct(self, *inputs: Any):
         scale = F.add(self.scale_sense, 0.0)   # this step's value (the update comes later)
         loss = self.network(*inputs)
         sens = F.mul(F.ones_like(loss), F.cast(F.reshape(scale, ()), loss.dtype))

@@ -1,5 +1,6 @@
 """Activations beyond the elementwise primitives: the softmax family (primitives), relu6,
 leaky_relu, elu, hardsigmoid, hardswish (composites)."""
+from __future__ import annotations
 import numpy as np
 
 from . import batching as B
@@ -7,6 +8,7 @@ from . import functional as F
 from . import infer as I
 from .arguments import as_tensor, op_error
 from .primitive import Aval, OpError, Primitive
+from ..core.hints import Axis, Tensor, TensorLike
 
 __all__ = ["elu", "hardsigmoid", "hardswish", "leaky_relu", "log_softmax", "relu6", "softmax"]
 
@@ -99,7 +101,7 @@ def _axes(op, x, axis):
     return tuple(range(x.ndim)) if axes is None else axes
 
 
-def softmax(x, axis=-1):
+def softmax(x: Tensor, axis: Axis = -1) -> Tensor:
     """exp(x) / sum(exp(x)) along `axis` (an int or a tuple of ints), computed without
     overflow; integer inputs compute in Float32.
 
@@ -110,7 +112,7 @@ def softmax(x, axis=-1):
     return softmax_p(x, axis=_axes("softmax", x, axis))
 
 
-def log_softmax(x, axis=-1):
+def log_softmax(x: Tensor, axis: Axis = -1) -> Tensor:
     """x - log(sum(exp(x))) along `axis` (an int or a tuple of ints), computed without
     overflow; integer inputs compute in Float32.
 
@@ -123,18 +125,18 @@ def log_softmax(x, axis=-1):
 
 # ***** other activations *****
 
-def relu6(x):
+def relu6(x: Tensor) -> Tensor:
     """min(max(x, 0), 6); gradient 1 strictly inside (0, 6), as PyTorch and MindSpore give."""
     # a select, not minimum(relu(x), 6): minimum would pass the gradient through at x == 6
     return F.where(F.greater_equal(x, 6), 6.0, F.relu(x))
 
 
-def leaky_relu(input, alpha=0.2):
+def leaky_relu(input: Tensor, alpha: float = 0.2) -> Tensor:
     """x where x > 0, alpha * x elsewhere (MindSpore's default alpha is 0.2)."""
     return F.where(F.greater(input, 0), input, F.mul(input, alpha))
 
 
-def elu(input_x, alpha=1.0):
+def elu(input_x: Tensor, alpha: float = 1.0) -> Tensor:
     """x where x > 0, alpha * (exp(x) - 1) elsewhere."""
     positive = F.greater(input_x, 0)
     # expm1 only sees x <= 0: a large x in the unselected branch would overflow, and the
@@ -143,11 +145,11 @@ def elu(input_x, alpha=1.0):
     return F.where(positive, input_x, F.mul(F.expm1(negative_part), alpha))
 
 
-def hardsigmoid(input):
+def hardsigmoid(input: Tensor) -> Tensor:
     """relu6(x + 3) / 6."""
     return F.div(relu6(F.add(input, 3.0)), 6.0)
 
 
-def hardswish(x):
+def hardswish(x: Tensor) -> Tensor:
     """x * relu6(x + 3) / 6."""
     return F.mul(x, hardsigmoid(x))

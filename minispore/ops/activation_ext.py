@@ -10,11 +10,14 @@ with a step, so the gradient at a kink is the one PyTorch and MindSpore give, an
 branch that could overflow sees only its own half-line (a select's zero gradient times an
 inf from the other branch would be nan).
 """
+from __future__ import annotations
+from typing import Any, Optional
 from . import functional as F
 from .activation import softmax
 from .arguments import as_tensor, op_error
 from .primitive import OpShapeError, OpTypeError
 from .random_ops import rand_like
+from ..core.hints import Tensor, TensorLike, Axis, DTypeLike
 
 __all__ = ["celu", "fast_gelu", "glu", "hardshrink", "hardtanh", "logsigmoid", "mish", "prelu",
            "rrelu", "selu", "softmin", "softshrink", "softsign", "tanhshrink", "threshold"]
@@ -39,7 +42,7 @@ def _negative_expm1(x, positive, alpha, inner_scale=1.0):
     return F.mul(F.expm1(negative_part), alpha)
 
 
-def prelu(x, weight):
+def prelu(x: Tensor, weight: TensorLike) -> Tensor:
     """x where x > 0, weight * x elsewhere; `weight` is one slope per channel (axis 1, a 1-D
     input's axis 0) or a single slope.
 
@@ -58,7 +61,7 @@ def prelu(x, weight):
     return F.where(F.greater(x, 0), x, F.mul(x, weight))
 
 
-def mish(x):
+def mish(x: Tensor) -> Tensor:
     """x * tanh(softplus(x)).
 
         >>> round(float(ops.mish(ms.Tensor(1.0))), 4)
@@ -68,7 +71,7 @@ def mish(x):
     return F.mul(x, F.tanh(F.softplus(x)))
 
 
-def hardtanh(input, min_val=-1.0, max_val=1.0):
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
     """x clipped to [min_val, max_val]; gradient 1 strictly inside, 0 outside.
 
         >>> ops.hardtanh(ms.Tensor([-3.0, 0.5, 3.0])).asnumpy().tolist()
@@ -81,7 +84,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
                    F.where(F.greater_equal(x, max_val), float(max_val), x))
 
 
-def selu(input_x):
+def selu(input_x: Tensor) -> Tensor:
     """scale * (x where x > 0, alpha * (exp(x) - 1) elsewhere), with SELU's fixed alpha and
     scale (1.6733, 1.0507).
 
@@ -93,7 +96,7 @@ def selu(input_x):
     return F.mul(F.where(positive, x, _negative_expm1(x, positive, _SELU_ALPHA)), _SELU_SCALE)
 
 
-def celu(x, alpha=1.0):
+def celu(x: Tensor, alpha: float = 1.0) -> Tensor:
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
 
         >>> round(float(ops.celu(ms.Tensor(-1.0), alpha=2.0)), 4)
@@ -106,7 +109,7 @@ def celu(x, alpha=1.0):
     return F.where(positive, x, _negative_expm1(x, positive, alpha, 1.0 / alpha))
 
 
-def glu(x, axis=-1):
+def glu(x: Tensor, axis: int = -1) -> Tensor:
     """a * sigmoid(b), where a and b are the two halves of x along `axis`.
 
         >>> ops.glu(ms.Tensor([[1.0, 0.0]])).asnumpy().tolist()
@@ -119,7 +122,7 @@ def glu(x, axis=-1):
     return F.mul(a, F.sigmoid(b))
 
 
-def logsigmoid(x):
+def logsigmoid(x: Tensor) -> Tensor:
     """log(sigmoid(x)) = -softplus(-x), without overflow.
 
         >>> round(float(ops.logsigmoid(ms.Tensor(0.0))), 4)
@@ -128,7 +131,7 @@ def logsigmoid(x):
     return F.neg(F.softplus(F.neg(_float_input("logsigmoid", x))))
 
 
-def softsign(x):
+def softsign(x: Tensor) -> Tensor:
     """x / (1 + |x|).
 
         >>> ops.softsign(ms.Tensor([-1.0, 3.0])).asnumpy().tolist()
@@ -138,7 +141,7 @@ def softsign(x):
     return F.div(x, F.add(F.abs(x), 1.0))
 
 
-def softmin(x, axis=-1, *, dtype=None):
+def softmin(x: Tensor, axis: Axis = -1, *, dtype: Optional[DTypeLike] = None) -> Tensor:
     """softmax(-x) along `axis` (optionally cast to `dtype` first).
 
         >>> ops.softmin(ms.Tensor([0.0, 0.0])).asnumpy().tolist()
@@ -150,7 +153,7 @@ def softmin(x, axis=-1, *, dtype=None):
     return softmax(F.neg(x), axis)
 
 
-def softshrink(x, lambd=0.5):
+def softshrink(x: Tensor, lambd: float = 0.5) -> Tensor:
     """x - lambd where x > lambd, x + lambd where x < -lambd, 0 between.
 
         >>> ops.softshrink(ms.Tensor([-1.0, 0.2, 1.0])).asnumpy().tolist()
@@ -163,7 +166,7 @@ def softshrink(x, lambd=0.5):
                    F.where(F.less(x, -lambd), F.add(x, float(lambd)), 0.0))
 
 
-def hardshrink(x, lambd=0.5):
+def hardshrink(x: Tensor, lambd: float = 0.5) -> Tensor:
     """x where |x| > lambd, 0 elsewhere.
 
         >>> ops.hardshrink(ms.Tensor([-1.0, 0.2, 1.0])).asnumpy().tolist()
@@ -173,7 +176,7 @@ def hardshrink(x, lambd=0.5):
     return F.where(F.greater(F.abs(x), lambd), x, 0.0)
 
 
-def tanhshrink(input):
+def tanhshrink(input: Tensor) -> Tensor:
     """x - tanh(x).
 
         >>> round(float(ops.tanhshrink(ms.Tensor(1.0))), 4)
@@ -183,7 +186,7 @@ def tanhshrink(input):
     return F.sub(x, F.tanh(x))
 
 
-def threshold(input, thr, value):
+def threshold(input: Tensor, thr: Any, value: float) -> Tensor:
     """x where x > thr, `value` elsewhere.
 
         >>> ops.threshold(ms.Tensor([0.5, 2.0]), 1.0, 9.0).asnumpy().tolist()
@@ -193,7 +196,7 @@ def threshold(input, thr, value):
     return F.where(F.greater(x, thr), x, float(value))
 
 
-def fast_gelu(x):
+def fast_gelu(x: Tensor) -> Tensor:
     """x / (1 + exp(-1.702 |x|)) * exp(0.851 (x - |x|)), MindSpore's FastGelu: the same as
     x * sigmoid(1.702 x), which is how it is computed (no overflow for any x).
 
@@ -204,7 +207,7 @@ def fast_gelu(x):
     return F.mul(x, F.sigmoid(F.mul(x, 1.702)))
 
 
-def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=True):
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = True) -> Tensor:
     """Randomized leaky ReLU: x where x >= 0, a * x elsewhere, with a drawn uniformly from
     [lower, upper] per element while training (from the `ms.set_seed` generator) and
     (lower + upper) / 2 otherwise.
@@ -217,7 +220,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=True):
         raise op_error("rrelu", (x,), f"need 0 <= lower <= upper, got {lower}, {upper}",
                        ValueError)
     if training and upper > lower:
-        slope = F.add(F.mul(rand_like(x), float(upper - lower)), float(lower))
+        slope: Tensor | float = F.add(F.mul(rand_like(x), float(upper - lower)), float(lower))
     else:
         slope = float((lower + upper) / 2)
     return F.where(F.greater_equal(x, 0), x, F.mul(x, slope))

@@ -1,23 +1,29 @@
 """Argument handling shared by the user-facing functions of `minispore.ops`: array-likes as
 Tensors, MindSpore's dtype promotion, axes and shapes normalised, and bad input as an OpError
 in the standard form (the op, its inputs, the user's line)."""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
 import numpy as np
 
 from ..context import device
 from ..core.dtype import promote_np, scalar_np_dtype
 from ..core.tensor import Tensor
 from .infer import normalize_axis
-from .primitive import (REGISTRY, OpError, OpShapeError, OpTypeError, aval_of, bind,
-                        bind_positional, with_context)
+from ..core.hints import TensorLike
+from .primitive import (REGISTRY, OpError, OpShapeError, OpTypeError, Primitive, aval_of,
+                        bind, bind_positional, with_context)
 
 
-def op_error(op, inputs, message, error=OpShapeError, **attrs):
+def op_error(op: str, inputs: Sequence[Any], message: str,
+             error: type[Exception] = OpShapeError, **attrs: Any) -> Exception:
     """An OpError of class `error` for op `op`: names the op, its inputs, the attributes
     given and the user's line."""
     return error(with_context(op, [aval_of(t) for t in inputs], attrs, message))
 
 
-def as_tensor(x):
+def as_tensor(x: TensorLike) -> Tensor:
     """x as a Tensor (array-likes and Python numbers are wrapped)."""
     return x if isinstance(x, Tensor) else Tensor(x)
 
@@ -60,9 +66,9 @@ def promote(x, y, op="promote"):
 
 # ***** rows as user-facing functions *****
 
-def binary_op(prim):
+def binary_op(prim: Primitive) -> Callable[[TensorLike, TensorLike], Tensor]:
     """ops.<name> for a binary elementwise row: broadcasting and MindSpore's dtype promotion."""
-    def op(x, y):
+    def op(x: TensorLike, y: TensorLike) -> Tensor:
         if not (isinstance(x, Tensor) and isinstance(y, Tensor) and x._data.dtype == y._data.dtype):
             x, y = promote(x, y, prim.name)
         return bind_positional(prim, x, y)
@@ -71,11 +77,11 @@ def binary_op(prim):
     return op
 
 
-def unary_op(prim):
+def unary_op(prim: Primitive) -> Callable[..., Tensor]:
     """ops.<name> for a unary row: a plain one-argument function (calling the Primitive object
     itself would pack and unpack an attrs dict on every eager op, a third of PyNative's
     per-op overhead)."""
-    def op(x, *wrong):  # extra inputs reach the primitive, which names the op in its error
+    def op(x: TensorLike, *wrong: Any) -> Tensor:  # extra inputs reach the primitive, which names the op in its error
         return bind_positional(prim, x, *wrong)
     op.__name__ = op.__qualname__ = prim.name
     op.__doc__ = prim.__doc__ or f"Elementwise {prim.name}."

@@ -218,7 +218,7 @@ def _index_update_batch(prim, args, dims, axis_size, index):
 
 getitem = Primitive("getitem", infer=_getitem_infer, impl=_getitem_impl,
                     bprop=lambda x, *rest, index: (
-                        index_add(F.zeros_like(x), rest[-1], *rest[:-2], index=index),
+                        index_add(F.zeros_like(x), rest[-1], *rest[:-2], index=index),  # type: ignore[has-type]  # defined below
                         *(None for _ in rest[:-2])),
                     batch=_getitem_batch)
 

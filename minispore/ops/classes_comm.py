@@ -2,6 +2,8 @@
 
     >>> ops.AllReduce(ops.ReduceOp.SUM)(x)      # every rank gets the sum of all ranks' x
 """
+from __future__ import annotations
+from typing import Any
 from ..context import parallel
 from .classes import PrimitiveClass
 from .collective import ReduceOp, all_gather_p, all_reduce_p, broadcast_p, reduce_scatter_p
@@ -11,7 +13,7 @@ from .primitive import bind
 class AllReduce(PrimitiveClass):
     """`AllReduce(op=ReduceOp.SUM, group=WORLD)(x)`."""
 
-    def __init__(self, op=ReduceOp.SUM, group=parallel.WORLD_GROUP):
+    def __init__(self, op: Any = ReduceOp.SUM, group: Any = parallel.WORLD_GROUP) -> None:
         self.op, self.group = op, group
 
     def __call__(self, x):
@@ -21,7 +23,7 @@ class AllReduce(PrimitiveClass):
 class AllGather(PrimitiveClass):
     """`AllGather(group=WORLD)(x)`: concatenation along axis 0 in rank order."""
 
-    def __init__(self, group=parallel.WORLD_GROUP):
+    def __init__(self, group: Any = parallel.WORLD_GROUP) -> None:
         self.group = group
 
     def __call__(self, x):
@@ -31,7 +33,7 @@ class AllGather(PrimitiveClass):
 class ReduceScatter(PrimitiveClass):
     """`ReduceScatter(op=ReduceOp.SUM, group=WORLD)(x)`."""
 
-    def __init__(self, op=ReduceOp.SUM, group=parallel.WORLD_GROUP):
+    def __init__(self, op: Any = ReduceOp.SUM, group: Any = parallel.WORLD_GROUP) -> None:
         self.op, self.group = op, group
 
     def __call__(self, x):
@@ -41,7 +43,7 @@ class ReduceScatter(PrimitiveClass):
 class Broadcast(PrimitiveClass):
     """`Broadcast(root_rank, group=WORLD)((x,))` -> (root's x,), MindSpore's tuple form."""
 
-    def __init__(self, root_rank, group=parallel.WORLD_GROUP):
+    def __init__(self, root_rank: Any, group: Any = parallel.WORLD_GROUP) -> None:
         self.root_rank, self.group = root_rank, group
 
     def __call__(self, inputs):

@@ -7,9 +7,12 @@
 
 Composites of existing ops: they differentiate, trace and fuse like any other.
 """
+from __future__ import annotations
+from typing import Any, Optional, Sequence, Union
 import math
 
 from ..core.dtype import float32
+from ..core.hints import TensorLike
 from ..core.tensor import Tensor
 from . import functional as F
 
@@ -28,7 +31,8 @@ def _like(tensors, template):
     return type(template)(tensors) if isinstance(template, (tuple, list)) else tensors[0]
 
 
-def clip_by_value(x, clip_value_min=None, clip_value_max=None):
+def clip_by_value(x: Union[Tensor, Sequence[Tensor]], clip_value_min: Optional[TensorLike] = None,
+                  clip_value_max: Optional[TensorLike] = None) -> Any:
     """x (a Tensor, or each Tensor of a tuple/list) limited to [clip_value_min,
     clip_value_max]; either bound may be None.
 
@@ -47,13 +51,14 @@ def _square_sum(t):
     return F.sum(F.mul(t, t))
 
 
-def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
+def clip_by_global_norm(x: Sequence[Tensor], clip_norm: float = 1.0,
+                        use_norm: None = None) -> Union[tuple[Tensor, ...], list[Tensor]]:
     """Each tensor t of x scaled by clip_norm / max(global_norm, clip_norm), global_norm being
     the L2 norm of all of x's elements together (a tuple/list in, the same out, dtypes kept).
 
-    >>> out = ms.ops.clip_by_global_norm([ms.Tensor([6.0]), ms.Tensor([8.0])], 5.0)
-    >>> [float(t) for t in out]
-    [3.0, 4.0]
+        >>> out = ms.ops.clip_by_global_norm([ms.Tensor([6.0]), ms.Tensor([8.0])], 5.0)
+        >>> [float(t) for t in out]
+        [3.0, 4.0]
     """
     if use_norm is not None:
         raise ValueError("ops.clip_by_global_norm: use_norm must be None (as in MindSpore)")
@@ -76,7 +81,8 @@ def _sum_all(values):
     return total
 
 
-def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False):
+def clip_by_norm(x: Union[Tensor, Sequence[Tensor]], max_norm: float, norm_type: float = 2.0,
+                 error_if_nonfinite: bool = False) -> Any:
     """x (a Tensor or a tuple/list) scaled by max_norm / (total_norm + 1e-6) when that is
     below 1, total_norm being the `norm_type` norm of the tensors' norms (MindSpore's and
     PyTorch's clip_grad_norm_).

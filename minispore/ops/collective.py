@@ -65,7 +65,7 @@ all_gather_p = Primitive(
     "all_gather", infer=_all_gather_infer,
     impl=lambda xp, x, group: parallel.world().all_gather(x, group),
     bprop=lambda x, out, dout, group: (
-        reduce_scatter_p(dout, op=ReduceOp.SUM, group=group),),
+        reduce_scatter_p(dout, op=ReduceOp.SUM, group=group),),  # type: ignore[has-type]  # defined below; mypy cannot type a forward name in a lambda
     effect=True, host_io=True,
     doc="the ranks' x concatenated along axis 0, in rank order, on every rank")
 

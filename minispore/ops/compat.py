@@ -8,6 +8,8 @@ Each is a composite of other ops.
     >>> ops.sequence_mask(ms.Tensor([1, 3]), 4).asnumpy().tolist()
     [[True, False, False, False], [True, True, True, False]]
 """
+from __future__ import annotations
+from typing import Any, Optional, Union
 import builtins
 import functools
 import math
@@ -15,7 +17,7 @@ import operator
 
 import numpy as np
 
-from ..core.dtype import to_np
+from ..core.dtype import Type, to_np
 from ..core.tensor import Tensor
 from . import elementwise as E
 from . import functional as F
@@ -25,6 +27,7 @@ from .layout import diff
 from .math_ext import float_power, isnan
 from .products import baddbmm, tensordot
 from .state import assign
+from ..core.hints import TensorLike, Axis, ShapeLike, DTypeLike
 
 __all__ = [
     "tensor_add", "tensor_sub", "tensor_mul", "tensor_div", "tensor_floordiv", "tensor_mod",
@@ -54,7 +57,7 @@ tensor_ge, tensor_gt = binary_op(E.greater_equal), binary_op(E.greater)
 tensor_le, tensor_lt = binary_op(E.less_equal), binary_op(E.less)
 
 
-def tensor_range(start, limit=None, delta=1, dtype=None):
+def tensor_range(start: float, limit: Any = None, delta: float = 1, dtype: Optional[DTypeLike] = None) -> Tensor:
     """MindSpore 1.x's name for ops.arange."""
     return F.arange(start, limit, delta, dtype)
 tensor_dot = tensordot
@@ -64,16 +67,16 @@ partial = functools.partial
 is_, is_not = operator.is_, operator.is_not
 
 
-def typeof(x):
+def typeof(x: Any) -> Any:
     """The dtype of a tensor, or the Python type of anything else."""
     return x.dtype if isinstance(x, Tensor) else type(x)
 
 
-def dtype(input):
+def dtype(input: TensorLike) -> Type:
     return as_tensor(input).dtype
 
 
-def eps(x):
+def eps(x: Tensor) -> Tensor:
     """A tensor like x filled with its dtype's machine epsilon."""
     x = as_tensor(x)
     return F.full(x.shape, float(np.finfo(x._data.dtype).eps), x.dtype)
@@ -88,70 +91,70 @@ scalar_uadd, scalar_usub = operator.pos, operator.neg
 scalar_max, scalar_min, scalar_log = max, min, math.log
 
 
-def scalar_cast(input_x, input_t):
+def scalar_cast(input_x: Union[bool, int, float], input_t: DTypeLike) -> Union[bool, int, float]:
     """A Python number converted to the type of a dtype (int for integers, float...)."""
     kind = np.dtype(to_np(input_t)).kind
     return bool(input_x) if kind == "b" else int(input_x) if kind in "iu" else float(input_x)
 
 
-def scalar_to_tensor(input_x, dtype=None):
+def scalar_to_tensor(input_x: TensorLike, dtype: Optional[DTypeLike] = None) -> Tensor:
     return Tensor(input_x, dtype)
 
 
-def scalar_to_array(input_x):
+def scalar_to_array(input_x: TensorLike) -> Tensor:
     return Tensor(input_x)
 
 
 # ***** fills and in-place functional forms (the first argument takes the result) *****
 
-def fill(type, shape, value):
+def fill(type: Any, shape: ShapeLike, value: float) -> Tensor:
     """A tensor of `shape` and dtype `type` filled with value (MindSpore 1.x order)."""
     return F.full(shape, value, type)
 
 
-def fills(x, value):
+def fills(x: Tensor, value: float) -> Tensor:
     x = as_tensor(x)
     return F.full(x.shape, value, x.dtype)
 
 
-def zero_(input):
+def zero_(input: Tensor) -> Tensor:
     return assign(input, F.zeros_like(input))
 
 
-def uniform_(input, from_=0, to=1, *, generator=None):
+def uniform_(input: Tensor, from_: float = 0, to: float = 1, *, generator: Any = None) -> Tensor:
     return assign(input, F.uniform(input.shape, float(from_), float(to), dtype=input.dtype))
 
 
-def normal_(input, mean=0, std=1, *, generator=None):
+def normal_(input: Tensor, mean: float = 0, std: float = 1, *, generator: Any = None) -> Tensor:
     return assign(input, F.cast(F.normal(input.shape, float(mean), float(std)), input.dtype))
 
 
-def random_(input, from_=0, to=None, *, generator=None):
+def random_(input: Tensor, from_: int = 0, to: Any = None, *, generator: Any = None) -> Tensor:
     high = to if to is not None else 2 ** 31 - 1
     return assign(input, F.cast(F.randint(from_, high, input.shape), input.dtype))
 
 
-def bernoulli_(input, p=0.5, *, generator=None):
+def bernoulli_(input: Tensor, p: float = 0.5, *, generator: Any = None) -> Tensor:
     return assign(input, F.bernoulli(input, p))
 
 
-def exponential_(input, lambd=1, *, generator=None):
+def exponential_(input: Tensor, lambd: float = 1, *, generator: Any = None) -> Tensor:
     return assign(input, F.cast(F.exponential(input.shape, lambd), input.dtype))
 
 
-def clamp_(input, min=None, max=None):
+def clamp_(input: Tensor, min: Optional[float] = None, max: Optional[float] = None) -> Tensor:
     return assign(input, F.clip(input, min, max))
 
 
-def inplace_sigmoid(input):
+def inplace_sigmoid(input: Tensor) -> Tensor:
     return assign(input, F.sigmoid(input))
 
 
-def erfinv_(input):
+def erfinv_(input: Tensor) -> Tensor:
     return assign(input, F.erfinv(input))
 
 
-def tanh_(input):
+def tanh_(input: Tensor) -> Tensor:
     return assign(input, F.tanh(input))
 
 
@@ -160,23 +163,23 @@ def _rows(x, indices):
     return F.expand_dims(F.reshape(idx, (-1,)) if idx.ndim == 0 else idx, -1)
 
 
-def inplace_add(x, v, indices):
+def inplace_add(x: Tensor, v: TensorLike, indices: TensorLike) -> Tensor:
     """x with v added to its rows `indices`."""
     return F.tensor_scatter_add(x, _rows(x, indices), v)
 
 
-def inplace_sub(x, v, indices):
+def inplace_sub(x: Tensor, v: TensorLike, indices: TensorLike) -> Tensor:
     return F.tensor_scatter_sub(x, _rows(x, indices), v)
 
 
-def inplace_update(x, v, indices):
+def inplace_update(x: Tensor, v: TensorLike, indices: TensorLike) -> Tensor:
     """x with its rows `indices` replaced by v."""
     return F.tensor_scatter_update(x, _rows(x, indices), v)
 
 
 # ***** diagonals and bands *****
 
-def matrix_diag(x, k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_LEFT"):
+def matrix_diag(x: Tensor, k: int = 0, num_rows: int = -1, num_cols: int = -1, padding_value: int = 0, align: str = "RIGHT_LEFT") -> Tensor:
     """Square matrices with the vectors x on their k-th diagonal (padding elsewhere)."""
     if num_rows != -1 or num_cols != -1:
         raise NotImplementedError("ops.matrix_diag: num_rows/num_cols other than -1")
@@ -188,17 +191,17 @@ def matrix_diag(x, k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_
     return out
 
 
-def matrix_diag_part(x, k=0, padding_value=0, align="RIGHT_LEFT"):
+def matrix_diag_part(x: Tensor, k: int = 0, padding_value: int = 0, align: str = "RIGHT_LEFT") -> Tensor:
     """The k-th diagonal of the matrices in x."""
     return F.diagonal(x, int(k), -2, -1)
 
 
-def matrix_set_diag(x, diagonal, k=0, align="RIGHT_LEFT"):
+def matrix_set_diag(x: Tensor, diagonal: TensorLike, k: int = 0, align: str = "RIGHT_LEFT") -> Tensor:
     """x with its k-th diagonal replaced by `diagonal`."""
     return diagonal_scatter(x, diagonal, int(k), -2, -1)
 
 
-def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+def diagonal_scatter(input: Tensor, src: TensorLike, offset: int = 0, dim1: Axis = 0, dim2: int = 1) -> Tensor:
     """A copy of input with src on the diagonal (offset) of the planes dim1/dim2."""
     x = as_tensor(input)
     a, b = axis_arg("diagonal_scatter", x, dim1), axis_arg("diagonal_scatter", x, dim2)
@@ -217,35 +220,35 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
 
 # ***** complex-number helpers on real tensors *****
 
-def conj(input):
+def conj(input: Tensor) -> Tensor:
     return as_tensor(input)
 
 
-def real(input):
+def real(input: Tensor) -> Tensor:
     return as_tensor(input)
 
 
-def imag(input):
+def imag(input: Tensor) -> Tensor:
     return F.zeros_like(as_tensor(input))
 
 
-def angle(input):
+def angle(input: Tensor) -> Tensor:
     """The argument of a real number: pi for negatives, 0 otherwise."""
     x = as_tensor(input)
     x = x if x.dtype.is_float else F.cast(x, np.float32)
     return F.where(F.less(x, 0), F.full((), math.pi, x.dtype), F.zeros((), x.dtype))
 
 
-def type_as(input, other):
+def type_as(input: Tensor, other: TensorLike) -> Tensor:
     return F.cast(input, as_tensor(other).dtype)
 
 
-def adjoint(x):
+def adjoint(x: Tensor) -> Tensor:
     """The conjugate transpose of the matrices (the transpose, for real tensors)."""
     return F.swap_last_axes(as_tensor(x))
 
 
-def reverse_sequence(x, seq_lengths, seq_dim, batch_dim=0):
+def reverse_sequence(x: Tensor, seq_lengths: TensorLike, seq_dim: Any, batch_dim: int = 0) -> Tensor:
     """Each batch entry's first seq_lengths[b] elements along seq_dim reversed."""
     x = as_tensor(x)
     n = x.shape[seq_dim]
@@ -258,12 +261,12 @@ def reverse_sequence(x, seq_lengths, seq_dim, batch_dim=0):
     return F.movedim(out, (0, 1), (batch_dim, seq_dim))
 
 
-def inplace_index_add(var, indices, updates, axis):
+def inplace_index_add(var: Tensor, indices: TensorLike, updates: TensorLike, axis: Axis) -> Tensor:
     """var's slices at `indices` along `axis` incremented by updates, in place."""
     return F.index_add(var, indices, updates, axis)
 
 
-def put_(input, index, source, accumulate=False):
+def put_(input: Tensor, index: TensorLike, source: TensorLike, accumulate: bool = False) -> Tensor:
     """input (flattened) with source written (or added) at `index`, in place."""
     flat = F.reshape(input, (-1,))
     idx = F.expand_dims(F.reshape(as_tensor(index), (-1,)), -1)
@@ -273,7 +276,7 @@ def put_(input, index, source, accumulate=False):
     return assign(input, F.reshape(out, input.shape))
 
 
-def iou(anchor_boxes, gt_boxes, mode="iou"):
+def iou(anchor_boxes: Any, gt_boxes: Any, mode: str = "iou") -> Tensor:
     """Intersection over union (mode 'iof': over the ground-truth box's area) of every
     (gt, anchor) pair of (x1, y1, x2, y2) boxes: shape (M gt, N anchors)."""
     a, g = F.expand_dims(as_tensor(anchor_boxes), 0), F.expand_dims(as_tensor(gt_boxes), 1)
@@ -288,7 +291,7 @@ def iou(anchor_boxes, gt_boxes, mode="iou"):
     return F.div(inter, denominator)
 
 
-def intopk(x1, x2, k):
+def intopk(x1: TensorLike, x2: TensorLike, k: Any) -> Tensor:
     """Whether each row's target x2[i] is among the k largest of x1[i]."""
     x1 = as_tensor(x1)
     target = F.gather_elements(x1, 1, F.reshape(F.cast(x2, np.int64), (-1, 1)))
@@ -296,18 +299,18 @@ def intopk(x1, x2, k):
     return F.less(greater, int(k))
 
 
-def bernoulli_ext(input, *, generator=None):
+def bernoulli_ext(input: Tensor, *, generator: Any = None) -> Tensor:
     """1 with the probability given by each element of input, else 0."""
     return F.bernoulli(input, input)
 
 
-def padding(input_x, pad_dim_size=8):
+def padding(input_x: Tensor, pad_dim_size: int = 8) -> Tensor:
     """input_x (last axis of size 1) widened to pad_dim_size along it, zeros after."""
     x = as_tensor(input_x)
     return F.pad(x, ((0, 0),) * (x.ndim - 1) + ((0, int(pad_dim_size) - x.shape[-1]),))
 
 
-def space_to_batch_nd(input_x, block_size, paddings):
+def space_to_batch_nd(input_x: Tensor, block_size: Any, paddings: Any) -> Tensor:
     """Blocks of the (padded) spatial axes of an (N, C, *spatial) tensor moved into the
     batch: batch index (i_0 * b_1 + i_1) * N + n for the block offsets (i_0, i_1)."""
     x = as_tensor(input_x)
@@ -325,7 +328,7 @@ def space_to_batch_nd(input_x, block_size, paddings):
     return F.reshape(x, (n * int(np.prod(blocks)), c) + tuple(split[g] for g in grid))
 
 
-def batch_to_space_nd(input_x, block_shape, crops):
+def batch_to_space_nd(input_x: Tensor, block_shape: Any, crops: Any) -> Tensor:
     """The inverse of space_to_batch_nd: blocks of the batch back into the spatial axes,
     then `crops` removed."""
     x = as_tensor(input_x)

@@ -8,6 +8,8 @@ order included, is made of primitives:
 
 Layout is NCHW; weights are (out_channels, in_channels / groups, kh, kw), as in MindSpore.
 """
+from __future__ import annotations
+from typing import Optional
 from . import batching as B
 from . import functional as F
 from . import infer as I
@@ -24,6 +26,7 @@ from .window import (
     strided,
     unfold_lanes,
 )
+from ..core.hints import Tensor, ShapeLike
 
 __all__ = ["conv2d"]
 
@@ -228,7 +231,7 @@ conv2d_filter_grad = Primitive(
     doc="gradient of conv2d with respect to its weight")
 
 
-def conv2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1):
+def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: ShapeLike = 1, pad_mode: str = "valid", padding: ShapeLike = 0, dilation: ShapeLike = 1, groups: int = 1) -> Tensor:
     """2-D convolution (cross-correlation) of an NCHW input, as MindSpore's ops.conv2d.
 
     weight is (out_channels, in_channels / groups, kh, kw). pad_mode: 'valid' (no padding),

@@ -17,6 +17,7 @@ exp(log_alpha + log_beta - log_probs + nll). PyTorch and MindSpore return exp(lo
 that, the gradient with respect to the logits before a log_softmax: after log_softmax's own
 backward both give the same logits' gradient.
 """
+from __future__ import annotations
 import numpy as np
 
 from . import batching as B
@@ -25,6 +26,7 @@ from . import infer as I
 from .arguments import as_tensor, op_error
 from .loss import _check_reduction
 from .primitive import ALL, Aval, OpShapeError, OpTypeError, Primitive
+from ..core.hints import Tensor, TensorLike
 
 __all__ = ["ctc_loss"]
 
@@ -286,8 +288,8 @@ def _lengths(op, value, n, log_probs):
     return F.broadcast_to(lengths, (n,)) if lengths.ndim == 0 else lengths
 
 
-def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
-             zero_infinity=False):
+def ctc_loss(log_probs: TensorLike, targets: TensorLike, input_lengths: TensorLike, target_lengths: TensorLike, blank: int = 0, reduction: str = "mean",
+             zero_infinity: bool = False) -> tuple[Tensor, ...]:
     """The CTC loss of (T, N, C) log-probabilities (C classes, `blank` among them) for the
     (N, S) padded `targets`, sample n using the first input_lengths[n] times and the first
     target_lengths[n] labels. Returns (neg_log_likelihood, log_alpha): the loss, reduced by

@@ -4,6 +4,8 @@ While a Graph-mode function is traced, `print(...)` inside it becomes this primi
 fallback.side_effects.graph_print), so printed tensors show their runtime values on every
 call instead of breaking the graph or being skipped when the compiled program replays.
 """
+from __future__ import annotations
+from typing import Any
 import numpy as np
 
 from ..context.device import to_host
@@ -31,7 +33,7 @@ print_p = Primitive("print", infer=lambda *avals, template, sep, end: Aval((), n
                     doc="print the template, tensors (the positional inputs) where it holds None")
 
 
-def print_values(*objects, sep=" ", end="\n"):
+def print_values(*objects: Any, sep: str = " ", end: str = "\n") -> None:
     """Print objects; tensors are printed with their values when the graph runs."""
     template = tuple(None if isinstance(o, Tensor) else str(o) for o in objects)
     tensors = [o for o in objects if isinstance(o, Tensor)]

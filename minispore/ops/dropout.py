@@ -1,10 +1,13 @@
 """Dropout: a random keep-mask primitive, and the dropout functions that scale by it
 (elementwise, or whole channels for dropout1d/2d/3d)."""
+from __future__ import annotations
+from typing import Optional
 from ..core import seed as random_state
 from . import batching as B
 from . import functional as F
 from .arguments import as_tensor, op_error
 from .primitive import OpTypeError, Primitive
+from ..core.hints import Tensor
 
 __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d"]
 
@@ -29,7 +32,7 @@ dropout_mask = Primitive(
     doc="keep-mask of x's shape and dtype: 1 / (1 - p) with probability 1 - p, else 0")
 
 
-def dropout(input, p=0.5, training=True, seed=None):
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, seed: Optional[int] = None) -> Tensor:
     """Zero each element with probability p and scale the rest by 1 / (1 - p) (training only).
 
     The mask comes from the generator `ms.set_seed` seeds (core.seed); `seed` gives this call
@@ -60,13 +63,13 @@ def _dropout(op, input, p, training, seed, spatial):
     return F.mul(x, dropout_mask(template, p=float(p), seed=None if seed is None else int(seed)))
 
 
-def dropout1d(input, p=0.5, training=True):
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
     """Channel dropout of (N, C, L) or (C, L) inputs: each channel zeroed with probability p,
     the others scaled by 1 / (1 - p) (training only)."""
     return _dropout("dropout1d", input, p, training, None, 1)
 
 
-def dropout2d(input, p=0.5, training=True):
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
     """Channel dropout of (N, C, H, W) or (C, H, W) inputs (see dropout1d).
 
         >>> ops.dropout2d(ops.ones((2, 3, 4, 4)), 0.5).shape
@@ -75,6 +78,6 @@ def dropout2d(input, p=0.5, training=True):
     return _dropout("dropout2d", input, p, training, None, 2)
 
 
-def dropout3d(input, p=0.5, training=True):
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
     """Channel dropout of (N, C, D, H, W) or (C, D, H, W) inputs (see dropout1d)."""
     return _dropout("dropout3d", input, p, training, None, 3)

@@ -11,6 +11,8 @@ that einsum, so its axis is broadcast back afterwards.
     >>> ops.einsum("ij->j", a)
     Tensor(shape=[3], dtype=Float64, value= [ 3.00000000e+00,  5.00000000e+00,  7.00000000e+00])
 """
+from __future__ import annotations
+from typing import Any
 import string
 
 import numpy as np
@@ -119,7 +121,7 @@ einsum_p = Primitive("einsum", infer=_einsum_infer, impl=_einsum_impl, bprop=_ei
                      doc="Einstein summation over an explicit equation ('ij,jk->ik')")
 
 
-def einsum(equation, *operands):
+def einsum(equation: str, *operands: Any) -> Tensor:
     """Einstein summation: ``ops.einsum("bij,bjk->bik", x, y)`` is a batched matmul;
     '...' stands for broadcast axes, and without '->' the output has the letters that
     occur once, sorted."""

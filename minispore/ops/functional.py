@@ -9,6 +9,8 @@ that are exact as compositions of primitives and so need no derivative of their 
 The families of rows, imported here in this order, fill the primitive table: elementwise,
 reduce, array, linalg, indexing, state, debug, control_flow, and the nn families (ops.nn).
 """
+from __future__ import annotations
+from typing import Optional
 import builtins
 
 import numpy as np
@@ -25,10 +27,11 @@ from .array_functions import (broadcast_to, expand_dims, reshape, squeeze, sum_t
                               transpose)
 from .clip import clip_by_global_norm, clip_by_norm, clip_by_value  # noqa: F401
 from .debug import print_values  # noqa: F401
-from .nn import *  # noqa: F401,F403  (nn primitives and composites: conv, pool, softmax, losses)
+from .nn import *  # type: ignore[assignment]  # noqa: F401,F403  (nn primitives and composites: conv, pool, softmax, losses; its MindSpore-style pad replaces array_functions.pad on purpose)
 from .primitive import REGISTRY, bind, bind_positional
 from .state import assign, assign_add, assign_sub, depend  # noqa: F401
 from .surface import *  # noqa: F401,F403  (math, statistics, layout, linalg, random...)
+from ..core.hints import TensorLike, Axis, ShapeLike, DTypeLike
 
 # shadowed below by ops.max / ops.sum / ops.all
 _py_all = builtins.all
@@ -66,34 +69,34 @@ ne, eq, lt, le, gt, ge = not_equal, equal, less, less_equal, greater, greater_eq
 
 # ***** tensor creation (concrete constants, also while tracing) *****
 
-def zeros(shape, dtype=None):
+def zeros(shape: ShapeLike, dtype: Optional[DTypeLike] = None) -> Tensor:
     """ops.zeros((2, 3), ms.float32)"""
     return Tensor._wrap(device.xp().zeros(shape_tuple(shape), to_np(dtype) or np.float32))
 
 
-def ones(shape, dtype=None):
+def ones(shape: ShapeLike, dtype: Optional[DTypeLike] = None) -> Tensor:
     return Tensor._wrap(device.xp().ones(shape_tuple(shape), to_np(dtype) or np.float32))
 
 
-def full(shape, fill_value, dtype=None):
+def full(shape: ShapeLike, fill_value: float, dtype: Optional[DTypeLike] = None) -> Tensor:
     dtype = to_np(dtype) or (np.float32 if isinstance(fill_value, float) else None)
     return Tensor._wrap(device.xp().full(shape_tuple(shape), fill_value, dtype))
 
 
-def zeros_like(x, dtype=None):
+def zeros_like(x: Tensor, dtype: Optional[DTypeLike] = None) -> Tensor:
     return Tensor._wrap(device.xp().zeros(tuple(x.shape), to_np(dtype) or dtype_of(x)))
 
 
-def ones_like(x, dtype=None):
+def ones_like(x: Tensor, dtype: Optional[DTypeLike] = None) -> Tensor:
     return Tensor._wrap(device.xp().ones(tuple(x.shape), to_np(dtype) or dtype_of(x)))
 
 
-def fill_like(x, value):
+def fill_like(x: Tensor, value: float) -> Tensor:
     """A tensor shaped and typed like x filled with value."""
     return Tensor._wrap(device.xp().full(tuple(x.shape), value, dtype_of(x)))
 
 
-def arange(start=0, end=None, step=1, dtype=None):
+def arange(start: float = 0, end: Optional[float] = None, step: float = 1, dtype: Optional[DTypeLike] = None) -> Tensor:
     if end is None:
         start, end = 0, start
     if dtype is None:
@@ -102,17 +105,17 @@ def arange(start=0, end=None, step=1, dtype=None):
     return Tensor._wrap(device.xp().arange(start, end, step, dtype=to_np(dtype)))
 
 
-def linspace(start, end, steps, dtype=None):
+def linspace(start: float, end: float, steps: int, dtype: Optional[DTypeLike] = None) -> Tensor:
     return Tensor._wrap(device.xp().linspace(float(start), float(end), int(steps)).astype(to_np(dtype) or np.float32))
 
 
-def eye(n, m=None, dtype=None):
+def eye(n: int, m: Optional[int] = None, dtype: Optional[DTypeLike] = None) -> Tensor:
     return Tensor._wrap(device.xp().eye(n, m, dtype=to_np(dtype) or np.float32))
 
 
 # ***** dtype, selection, clipping *****
 
-def cast(x, dtype):
+def cast(x: TensorLike, dtype: DTypeLike) -> Tensor:
     """x converted to `dtype` (a minispore or numpy dtype)."""
     dtype = to_np(dtype)
     x = x if isinstance(x, Tensor) else Tensor(x)
@@ -121,7 +124,7 @@ def cast(x, dtype):
     return bind(REGISTRY["cast"], x, dtype=dtype)
 
 
-def where(condition, x, y):
+def where(condition: TensorLike, x: TensorLike, y: TensorLike) -> Tensor:
     """Elementwise `x if condition else y`, broadcasting all three."""
     x, y = promote(x, y, "where")
     if not isinstance(condition, Tensor):
@@ -132,15 +135,15 @@ def where(condition, x, y):
 select = where
 
 
-def square(x):
+def square(x: Tensor) -> Tensor:
     return mul(x, x)
 
 
-def reciprocal(x):
+def reciprocal(x: Tensor) -> Tensor:
     return div(1.0, x)
 
 
-def softplus(x, beta=1, threshold=20):
+def softplus(x: Tensor, beta: float = 1, threshold: float = 20) -> Tensor:
     """log(1 + exp(beta x)) / beta, computed without overflow."""
     bx = mul(x, beta) if beta != 1 else x
     # one smooth formula per half-line, each fed only its own half (no overflow in the
@@ -152,7 +155,7 @@ def softplus(x, beta=1, threshold=20):
     return div(out, beta) if beta != 1 else out
 
 
-def gelu(x, approximate="none"):
+def gelu(x: Tensor, approximate: str = "none") -> Tensor:
     """GELU; approximate='tanh' uses the tanh formula, 'none' the exact erf one."""
     if approximate == "tanh":
         inner = mul(add(x, mul(pow(x, 3.0), 0.044715)), float(np.sqrt(2 / np.pi)))
@@ -160,11 +163,11 @@ def gelu(x, approximate="none"):
     return mul(mul(x, 0.5), add(erf(mul(x, float(1 / np.sqrt(2)))), 1.0))
 
 
-def silu(x):
+def silu(x: Tensor) -> Tensor:
     return mul(x, sigmoid(x))
 
 
-def stop_gradient(x):
+def stop_gradient(x: Tensor) -> Tensor:
     """x, with no gradient flowing back through it."""
     return bind(REGISTRY["stop_gradient"], x)
 
@@ -198,8 +201,8 @@ def _count(x, axes):
     return int(np.prod([shape[a] for a in axes] if axes is not None else shape, dtype=np.int64))
 
 
-def mean(x, axis=None, keep_dims=False, *, keepdims=None, dim=None, keepdim=None,
-         dtype=None):
+def mean(x: Tensor, axis: Optional[Axis] = None, keep_dims: bool = False, *, keepdims: Optional[bool] = None, dim: Optional[Axis] = None, keepdim: Optional[bool] = None,
+         dtype: Optional[DTypeLike] = None) -> Tensor:
     """Arithmetic mean over `axis` (also spelled dim; keep_dims, keepdims or keepdim)."""
     x = x if isinstance(x, Tensor) else Tensor(x)
     axis, keep = reduction_args(axis, keep_dims, dim, keepdim, keepdims)
@@ -215,12 +218,12 @@ def mean(x, axis=None, keep_dims=False, *, keepdims=None, dim=None, keepdim=None
 reduce_mean = mean
 
 
-def argmax(x, axis=None, keepdims=False, *, dim=None, keepdim=None, output_type=np.int64):
+def argmax(x: Tensor, axis: Optional[Axis] = None, keepdims: bool = False, *, dim: Optional[Axis] = None, keepdim: Optional[bool] = None, output_type: DTypeLike = np.int64) -> Tensor:
     """Index of the maximum along `dim`/`axis` (None: of the flattened tensor)."""
     return _arg("argmax", x, axis if dim is None else dim, keepdims if keepdim is None else keepdim, output_type)
 
 
-def argmin(x, axis=None, keepdims=False, *, dim=None, keepdim=None, output_type=np.int64):
+def argmin(x: Tensor, axis: Optional[Axis] = None, keepdims: bool = False, *, dim: Optional[Axis] = None, keepdim: Optional[bool] = None, output_type: DTypeLike = np.int64) -> Tensor:
     return _arg("argmin", x, axis if dim is None else dim, keepdims if keepdim is None else keepdim, output_type)
 
 
@@ -230,7 +233,7 @@ def _arg(name, x, axis, keep, dtype):
     return bind(REGISTRY[name], x, axis=axis, keep_dims=bool(keep), dtype=to_np(dtype))
 
 
-def max(x, axis=None, keepdims=False, *, keep_dims=None):
+def max(x: Tensor, axis: Optional[Axis] = None, keepdims: bool = False, *, keep_dims: Optional[bool] = None) -> tuple[Tensor, ...]:
     """(values, indices) of the maximum along `axis` (MindSpore's ops.max); ops.amax gives values."""
     keep = keepdims if keep_dims is None else keep_dims
     if axis is None:
@@ -238,7 +241,7 @@ def max(x, axis=None, keepdims=False, *, keep_dims=None):
     return amax(x, axis, keep), argmax(x, axis, keep)
 
 
-def min(x, axis=None, keepdims=False, *, keep_dims=None):
+def min(x: Tensor, axis: Optional[Axis] = None, keepdims: bool = False, *, keep_dims: Optional[bool] = None) -> tuple[Tensor, ...]:
     """(values, indices) of the minimum along `axis`."""
     keep = keepdims if keep_dims is None else keep_dims
     if axis is None:
@@ -246,6 +249,6 @@ def min(x, axis=None, keepdims=False, *, keep_dims=None):
     return amin(x, axis, keep), argmin(x, axis, keep)
 
 
-def cumsum(x, axis, dtype=None, *, reverse=False):
+def cumsum(x: Tensor, axis: Axis, dtype: Optional[DTypeLike] = None, *, reverse: bool = False) -> Tensor:
     out = bind(REGISTRY["cumsum"], x, axis=axis_arg("cumsum", x, axis), reverse=reverse)
     return out if dtype is None else cast(out, dtype)

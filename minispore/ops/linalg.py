@@ -1,5 +1,7 @@
 """Matrix multiplication (BLAS: minispore's OpenBLAS on CPU, cuBLAS on GPU; a kernel
 boundary for graph fusion)."""
+from __future__ import annotations
+from typing import Any
 import numpy as np
 
 from ..core import blas, cublas
@@ -7,6 +9,7 @@ from . import batching as B
 from . import functional as F
 from . import infer as I
 from .primitive import ALL, Aval, OpShapeError, OpTypeError, Primitive, bind
+from ..core.hints import Tensor, TensorLike
 
 # Either operand may be used transposed (its last two axes swapped): `transpose_a` /
 # `transpose_b`, as MindSpore's MatMul. BLAS takes a transposed operand at no cost, so Graph
@@ -83,7 +86,7 @@ def _operands(xp, x, y, transpose_a, transpose_b):
             xp.swapaxes(y, -1, -2) if transpose_b else y)
 
 
-def product(xp, x, y):
+def product(xp: Any, x: Tensor, y: TensorLike) -> Tensor:
     """numpy.matmul(x, y) on the device's BLAS: minispore's OpenBLAS, or cuBLAS (called so
     that a CUDA graph can record it)."""
     return blas.matmul(x, y) if xp is np else cublas.matmul(x, y)
@@ -97,14 +100,14 @@ matmul = Primitive("matmul", infer=_matmul_infer, impl=_matmul_impl,
                    bprop=_matmul_bprop, batch=_matmul_batch)
 
 
-def transpose_attrs(transpose_a, transpose_b):
+def transpose_attrs(transpose_a: bool, transpose_b: bool) -> dict[str, bool]:
     """The attributes of a matmul/addmm node: only flags that are set, so that a plain product
     has none and equal products always compare equal (CSE)."""
     flags = (("transpose_a", transpose_a), ("transpose_b", transpose_b))
     return {name: True for name, flag in flags if flag}
 
 
-def matmul_flags(x, y, transpose_a, transpose_b):
+def matmul_flags(x: Tensor, y: TensorLike, transpose_a: bool, transpose_b: bool) -> Tensor:
     """op_a(x) @ op_b(y) for tensors of rank >= 2 (no dtype promotion: see ops.matmul)."""
     return bind(matmul, x, y, **transpose_attrs(transpose_a, transpose_b))
 

@@ -1,11 +1,14 @@
 """Losses: classification (cross_entropy, nll_loss, softmax_cross_entropy_with_logits,
 binary cross-entropy, kl_div) and regression (mse, l1, smooth l1), reduced by `reduction`."""
+from __future__ import annotations
+from typing import Any, Optional
 import numpy as np
 
 from . import functional as F
 from .activation import log_softmax
 from .arguments import as_tensor, op_error
 from .sparse_cross_entropy import sparse_softmax_cross_entropy
+from ..core.hints import Tensor, TensorLike
 
 __all__ = [
     "binary_cross_entropy",
@@ -41,20 +44,20 @@ def _same_shape(op, input, target):
         raise op_error(op, (input, target), "input and target must have the same shape")
 
 
-def mse_loss(input, target, reduction="mean"):
+def mse_loss(input: Tensor, target: TensorLike, reduction: str = "mean") -> Tensor:
     """(input - target)^2, reduced."""
     _check_reduction("mse_loss", reduction)
     diff = F.sub(input, target)
     return _reduce(F.mul(diff, diff), reduction)
 
 
-def l1_loss(input, target, reduction="mean"):
+def l1_loss(input: Tensor, target: TensorLike, reduction: str = "mean") -> Tensor:
     """|input - target|, reduced."""
     _check_reduction("l1_loss", reduction)
     return _reduce(F.abs(F.sub(input, target)), reduction)
 
 
-def smooth_l1_loss(input, target, beta=1.0, reduction="none"):
+def smooth_l1_loss(input: Tensor, target: TensorLike, beta: float = 1.0, reduction: str = "none") -> Tensor:
     """0.5 d^2 / beta where d = |input - target| < beta, else d - 0.5 beta (MindSpore's default
     reduction here is 'none')."""
     _check_reduction("smooth_l1_loss", reduction)
@@ -65,8 +68,8 @@ def smooth_l1_loss(input, target, beta=1.0, reduction="none"):
     return _reduce(loss, reduction)
 
 
-def binary_cross_entropy_with_logits(logits, label, weight=None, pos_weight=None,
-                                     reduction="mean"):
+def binary_cross_entropy_with_logits(logits: TensorLike, label: TensorLike, weight: Optional[TensorLike] = None, pos_weight: Any = None,
+                                     reduction: str = "mean") -> Tensor:
     """-[pos_weight * y * log sigmoid(x) + (1 - y) * log(1 - sigmoid(x))] * weight, computed
     from the logits without overflow (log sigmoid(x) = -softplus(-x))."""
     _check_reduction("binary_cross_entropy_with_logits", reduction)
@@ -83,7 +86,7 @@ def binary_cross_entropy_with_logits(logits, label, weight=None, pos_weight=None
     return _reduce(loss, reduction)
 
 
-def binary_cross_entropy(logits, labels, weight=None, reduction="mean"):
+def binary_cross_entropy(logits: TensorLike, labels: TensorLike, weight: Optional[TensorLike] = None, reduction: str = "mean") -> Tensor:
     """-[y log p + (1 - y) log(1 - p)] * weight for probabilities p (`logits` in MindSpore's
     naming); each log is clamped at -100, as PyTorch does, so p = 0 or 1 stays finite."""
     _check_reduction("binary_cross_entropy", reduction)
@@ -97,7 +100,7 @@ def binary_cross_entropy(logits, labels, weight=None, reduction="mean"):
     return _reduce(loss, reduction)
 
 
-def kl_div(logits, labels, reduction="mean", log_target=False):
+def kl_div(logits: TensorLike, labels: TensorLike, reduction: str = "mean", log_target: bool = False) -> Tensor:
     """labels * (log(labels) - logits), with `logits` log-probabilities; 0 where labels == 0.
     reduction 'batchmean' divides the sum by the batch size."""
     _check_reduction("kl_div", reduction, _REDUCTIONS + ("batchmean",))
@@ -120,8 +123,8 @@ def _check_class_indices(op, inputs, target, class_axis):
                        f"target must be integer class indices of shape {expected}")
 
 
-def nll_loss(inputs, target, weight=None, ignore_index=-100, reduction="mean",
-             label_smoothing=0.0):
+def nll_loss(inputs: TensorLike, target: TensorLike, weight: Optional[TensorLike] = None, ignore_index: int = -100, reduction: str = "mean",
+             label_smoothing: float = 0.0) -> Tensor:
     """Negative log-likelihood of class indices `target` under log-probabilities `inputs`
     ((N, C) or (N, C, d1, ...), classes on axis 1; or (C,)), as MindSpore's ops.nll_loss.
 
@@ -156,8 +159,8 @@ def nll_loss(inputs, target, weight=None, ignore_index=-100, reduction="mean",
     return F.add(F.mul(loss, 1.0 - label_smoothing), F.mul(smooth, label_smoothing / n_classes))
 
 
-def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",
-                  label_smoothing=0.0):
+def cross_entropy(input: Tensor, target: TensorLike, weight: Optional[TensorLike] = None, ignore_index: int = -100, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
     """Cross-entropy between logits `input` (classes on axis 1, or axis 0 for a 1-D input) and
     `target`: integer class indices (see nll_loss for weight, ignore_index and smoothing) or
     class probabilities of input's shape and float dtype, as MindSpore's ops.cross_entropy.
@@ -201,7 +204,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     return F.neg(F.sum(terms, class_axis))
 
 
-def softmax_cross_entropy_with_logits(logits, labels, sparse=False, reduction="none"):
+def softmax_cross_entropy_with_logits(logits: TensorLike, labels: TensorLike, sparse: bool = False, reduction: str = "none") -> Tensor:
     """Per-sample -sum(labels * log_softmax(logits, -1), -1), reduced; what
     nn.SoftmaxCrossEntropyWithLogits computes. sparse=True: labels are class indices."""
     _check_reduction("softmax_cross_entropy_with_logits", reduction)

@@ -2,12 +2,15 @@
 Graph-mode fusion come for free): huber, soft margin, margin ranking, hinge embedding, cosine
 embedding, triplet margin, multi-class and multi-label margins, gaussian nll. Each reduces by
 `reduction` ('mean', 'sum' or 'none'), as ops.loss does; ctc_loss lives in ops.ctc."""
+from __future__ import annotations
+from typing import Optional
 import math
 
 from . import functional as F
 from .arguments import as_tensor, op_error
 from .loss import _check_reduction, _reduce, _same_shape
 from .primitive import OpTypeError
+from ..core.hints import Tensor, TensorLike
 
 __all__ = [
     "cosine_embedding_loss",
@@ -27,7 +30,7 @@ def _log_sigmoid(x):
     return F.neg(F.softplus(F.neg(x)))
 
 
-def huber_loss(input, target, reduction="mean", delta=1.0):
+def huber_loss(input: Tensor, target: TensorLike, reduction: str = "mean", delta: float = 1.0) -> Tensor:
     """0.5 d^2 where |d| < delta, else delta * (|d| - 0.5 delta), d = input - target
     (broadcast), reduced.
 
@@ -43,7 +46,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0):
     return _reduce(loss, reduction)
 
 
-def soft_margin_loss(input, target, reduction="mean"):
+def soft_margin_loss(input: Tensor, target: TensorLike, reduction: str = "mean") -> Tensor:
     """log(1 + exp(-target * input)) (targets 1 or -1), reduced; computed as softplus."""
     _check_reduction("soft_margin_loss", reduction)
     input, target = as_tensor(input), as_tensor(target)
@@ -51,7 +54,7 @@ def soft_margin_loss(input, target, reduction="mean"):
     return _reduce(F.softplus(F.neg(F.mul(target, input))), reduction)
 
 
-def margin_ranking_loss(input1, input2, target, margin=0.0, reduction="mean"):
+def margin_ranking_loss(input1: TensorLike, input2: TensorLike, target: TensorLike, margin: float = 0.0, reduction: str = "mean") -> Tensor:
     """max(0, -target * (input1 - input2) + margin) (targets 1 or -1), reduced."""
     _check_reduction("margin_ranking_loss", reduction)
     input1, input2, target = as_tensor(input1), as_tensor(input2), as_tensor(target)
@@ -61,7 +64,7 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction="mean"):
     return _reduce(loss, reduction)
 
 
-def hinge_embedding_loss(inputs, targets, margin=1.0, reduction="mean"):
+def hinge_embedding_loss(inputs: TensorLike, targets: TensorLike, margin: float = 1.0, reduction: str = "mean") -> Tensor:
     """x where target == 1, max(0, margin - x) where target == -1 (both terms where the target
     is neither, as PyTorch), reduced."""
     _check_reduction("hinge_embedding_loss", reduction)
@@ -74,7 +77,7 @@ def hinge_embedding_loss(inputs, targets, margin=1.0, reduction="mean"):
     return _reduce(F.add(margin_part, self_part), reduction)
 
 
-def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction="mean"):
+def cosine_embedding_loss(input1: TensorLike, input2: TensorLike, target: TensorLike, margin: float = 0.0, reduction: str = "mean") -> Tensor:
     """1 - cos(x1, x2) where target == 1, max(0, cos(x1, x2) - margin) where target == -1,
     the cosine along axis 1 of (N, D, ...) inputs (target (N, ...)), reduced."""
     _check_reduction("cosine_embedding_loss", reduction)
@@ -94,8 +97,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction="mean"):
     return _reduce(F.add(positive, negative), reduction)
 
 
-def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False,
-                        reduction="mean"):
+def triplet_margin_loss(anchor: TensorLike, positive: TensorLike, negative: TensorLike, margin: float = 1.0, p: float = 2, eps: float = 1e-06, swap: bool = False,
+                        reduction: str = "mean") -> Tensor:
     """max(d(a, p) - d(a, n) + margin, 0), d the p-norm of x - y + eps along the last axis;
     swap=True uses min(d(a, n), d(p, n)) as the negative distance. Reduced over the samples."""
     _check_reduction("triplet_margin_loss", reduction)
@@ -109,7 +112,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
     return _reduce(F.relu(F.add(F.sub(d_pos, d_neg), margin)), reduction)
 
 
-def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction="mean"):
+def multi_margin_loss(input: Tensor, target: TensorLike, p: float = 1, margin: float = 1, weight: Optional[TensorLike] = None, reduction: str = "mean") -> Tensor:
     """Multi-class hinge loss of (N, C) scores and class indices (N,):
     sum_{i != y} weight[y] * max(0, margin - x[y] + x[i])^p / C per sample (p 1 or 2), reduced
     (MindSpore's kernel: the weight outside the power, as PyTorch)."""
@@ -133,7 +136,7 @@ def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction="mean
     return _reduce(loss, reduction)
 
 
-def multilabel_margin_loss(input, target, reduction="mean"):
+def multilabel_margin_loss(input: Tensor, target: TensorLike, reduction: str = "mean") -> Tensor:
     """Multi-label hinge loss of (N, C) or (C,) scores: each sample's targets are the leading
     non-negative entries of its row of `target` (padded with -1); the loss sums
     max(0, 1 - (x[target_j] - x[i])) over those targets j and the classes i that are not
@@ -166,7 +169,7 @@ def multilabel_margin_loss(input, target, reduction="mean"):
     return _reduce(loss, reduction)
 
 
-def multilabel_soft_margin_loss(input, target, weight=None, reduction="mean"):
+def multilabel_soft_margin_loss(input: Tensor, target: TensorLike, weight: Optional[TensorLike] = None, reduction: str = "mean") -> Tensor:
     """-mean_c [y log sigmoid(x) + (1 - y) log sigmoid(-x)] * weight_c per sample of (N, C)
     scores and 0/1 targets, reduced over the samples."""
     _check_reduction("multilabel_soft_margin_loss", reduction)
@@ -180,7 +183,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, reduction="mean"):
     return _reduce(F.neg(F.mean(terms, 1)), reduction)
 
 
-def gaussian_nll_loss(x, target, var, full=False, eps=1e-6, reduction="mean"):
+def gaussian_nll_loss(x: Tensor, target: TensorLike, var: TensorLike, full: bool = False, eps: float = 1e-6, reduction: str = "mean") -> Tensor:
     """0.5 * (log(max(var, eps)) + (x - target)^2 / max(var, eps)) (+ 0.5 log(2 pi) if full),
     reduced. `var` may have one axis fewer than x (a trailing axis of 1 is added) or size-1
     axes, for broadcasting."""

@@ -1,5 +1,7 @@
 """Normalisation: batch_norm (with its running statistics), layer_norm, group_norm, instance
 statistics and lrn, exact composites (their gradients come from the ops they are made of)."""
+from __future__ import annotations
+from typing import Any, Optional
 import numpy as np
 
 from ..context import parallel
@@ -7,12 +9,13 @@ from . import functional as F
 from .arguments import as_tensor, op_error
 from .collective import ReduceOp, all_reduce_p
 from .primitive import bind
+from ..core.hints import Tensor
 
 __all__ = ["batch_norm", "group_norm", "layer_norm", "lrn"]
 
 
-def batch_norm(input_x, running_mean, running_var, weight, bias, training=False, momentum=0.1,
-               eps=1e-5, *, group=None):
+def batch_norm(input_x: Tensor, running_mean: Tensor, running_var: Tensor, weight: Tensor, bias: Tensor, training: bool = False, momentum: float = 0.1,
+               eps: float = 1e-5, *, group: Any = None) -> Tensor:
     """Batch normalisation over every axis but the channel axis 1 of an (N, C, ...) input.
 
     y = (x - mean) / sqrt(var + eps) * weight + bias. training=True normalises with the
@@ -87,7 +90,7 @@ def _update_running(running, batch_stat, momentum, correction):
                                                                    momentum)))
 
 
-def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+def layer_norm(input: Tensor, normalized_shape: Any, weight: Optional[Tensor] = None, bias: Optional[Tensor] = None, eps: float = 1e-5) -> Tensor:
     """Normalise over the trailing `normalized_shape` axes (biased variance), then
     * weight + bias (each of shape normalized_shape, or None)."""
     x = as_tensor(input)
@@ -114,7 +117,7 @@ def _normalized(x, axes, eps):
     return F.mul(centered, F.rsqrt(F.add(var, eps))), mean, var
 
 
-def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None, bias: Optional[Tensor] = None, eps: float = 1e-5) -> Tensor:
     """Group normalisation of an (N, C, *) input: the C channels split into `num_groups`
     groups, each normalised over its channels and the spatial axes (biased variance), then
     * weight + bias per channel (shape (C,), or None).
@@ -156,7 +159,7 @@ def instance_norm(x, weight, bias, running_mean, running_var, training, momentum
     return F.add(F.mul(y, F.reshape(weight, per_channel)), F.reshape(bias, per_channel))
 
 
-def lrn(x, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, norm_region="ACROSS_CHANNELS"):
+def lrn(x: Tensor, depth_radius: int = 5, bias: float = 1.0, alpha: float = 1.0, beta: float = 0.5, norm_region: str = "ACROSS_CHANNELS") -> Tensor:
     """Local response normalisation across the channels of an (N, C, H, W) input:
     b_c = a_c * (bias + alpha * sum_{|c' - c| <= depth_radius} a_{c'}^2) ^ -beta, the sum
     clipped to the existing channels (alpha is not divided by the window size, as in

@@ -3,11 +3,14 @@
 Non-constant modes are concatenations of slices of the input (one axis at a time), so their
 gradients are those of slicing and concat: every derivative comes from existing primitives.
 """
+from __future__ import annotations
+from typing import Any, Optional
 import numbers
 
 from . import array_functions as A
 from . import functional as F
 from .arguments import as_tensor, op_error
+from ..core.hints import Tensor
 
 __all__ = ["pad"]
 
@@ -62,7 +65,7 @@ def _edges(x, axis, before, after, mode):
     return (take(n - before, n) if before else None, take(0, after) if after else None)
 
 
-def pad(input_x, padding, mode="constant", value=None):
+def pad(input_x: Tensor, padding: Any, mode: str = "constant", value: Optional[float] = None) -> Tensor:
     """input_x padded. padding: MindSpore's flat (left, right, top, bottom, front, back, ...)
     starting from the last axis (negative values crop), or numpy's (before, after) pair per
     axis. mode: 'constant' (with `value`, default 0), 'reflect' (mirror without the edge),

@@ -5,6 +5,8 @@ differentiates it, and average pooling (a convolution with a kernel of ones).
     max_pool2d_grad(index, dout)   -> max_pool2d_gather(index, g)   (gather at the argmax)
     max_pool2d_gather(index, g)    -> max_pool2d_grad(index, dout)
 """
+from __future__ import annotations
+from typing import Optional
 import numpy as np
 
 from ..core.tensor import Tensor
@@ -26,6 +28,7 @@ from .window import (
     unfold_lanes,
     windows,
 )
+from ..core.hints import ShapeLike
 
 __all__ = ["avg_pool2d", "max_pool2d"]
 
@@ -182,7 +185,7 @@ max_pool2d_grad = Primitive(
     "max_pool2d_grad", infer=_max_pool_grad_infer, impl=_max_pool_grad_impl,
     # linear in dout; the index is integer
     bprop=lambda index, dout, out, dx_bar, input_size, **attrs: (
-        None, max_pool2d_gather(index, dx_bar, **attrs)),
+        None, max_pool2d_gather(index, dx_bar, **attrs)),  # type: ignore[has-type]  # defined below
     batch=_pool_batch,
     doc="dout of max_pool2d routed to the kernel offset `index` of each window, summed on "
         "overlap")
@@ -244,8 +247,8 @@ def _ceil_extra(size, span, stride, before, after):
     return max(0, (out - 1) * stride + span - (size + before + after))
 
 
-def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
-               ceil_mode=False, *, pad_mode="pad"):
+def max_pool2d(x: Tensor, kernel_size: ShapeLike, stride: Optional[ShapeLike] = None, padding: ShapeLike = 0, dilation: ShapeLike = 1, return_indices: bool = False,
+               ceil_mode: bool = False, *, pad_mode: str = "pad"):
     """2-D max pooling of an NCHW tensor (MindSpore's ops.max_pool2d; stride defaults to the
     kernel size). padding: an int or (h, w), symmetric, never chosen as the max. The gradient
     goes to the first maximum of each window. `pad_mode` ('valid' | 'same' | 'pad', the
@@ -285,8 +288,8 @@ def _input_positions(offset, width, kernel, stride, padding, dilation):
     return F.add(F.add(down, across), origins)
 
 
-def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False,
-               count_include_pad=True, divisor_override=0, *, pad_mode="pad"):
+def avg_pool2d(input_x: Tensor, kernel_size: ShapeLike = 1, stride: ShapeLike = 1, padding: ShapeLike = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override: int = 0, *, pad_mode: str = "pad") -> Tensor:
     """2-D average pooling of an NCHW tensor (MindSpore's ops.avg_pool2d; note its stride
     defaults to 1). padding: int, (h, w) or (top, bottom, left, right), zeros; they count in
     the divisor when count_include_pad. divisor_override (non-zero) replaces the divisor.

@@ -13,6 +13,8 @@ numbers in both modes and on every run. An op-level `seed` draws from a stream o
     >>> ms.set_seed(1); bool((ops.rand(3) == a).all())
     True
 """
+from __future__ import annotations
+from typing import Any, Optional, Sequence
 import numpy as np
 
 from ..context import device
@@ -23,6 +25,7 @@ from . import batching as B
 from . import functional as F
 from .arguments import as_tensor, op_error
 from .primitive import Aval, OpTypeError, Primitive
+from ..core.hints import TensorLike, ShapeLike, DTypeLike
 
 __all__ = ["rand", "rand_like", "randn", "randn_like", "standard_normal", "randint",
            "randint_like", "uniform", "normal", "bernoulli", "multinomial", "randperm",
@@ -103,43 +106,43 @@ def _float_dtype(dtype):
     return to_np(dtype) if dtype is not None else np.float32
 
 
-def rand(*size, dtype=None, seed=None):
+def rand(*size: Any, dtype: Optional[DTypeLike] = None, seed: Optional[int] = None) -> Tensor:
     """Uniform samples on [0, 1) of shape `size` (Float32 by default)."""
     return _draw("uniform", _size(size), _float_dtype(dtype), seed)
 
 
-def rand_like(input, seed=None, *, dtype=None):
+def rand_like(input: Tensor, seed: Optional[int] = None, *, dtype: Optional[DTypeLike] = None) -> Tensor:
     x = as_tensor(input)
     return _draw("uniform", x.shape, dtype or x.dtype, seed)
 
 
-def randn(*size, dtype=None, seed=None):
+def randn(*size: Any, dtype: Optional[DTypeLike] = None, seed: Optional[int] = None) -> Tensor:
     """Standard normal samples of shape `size`."""
     return _draw("normal", _size(size), _float_dtype(dtype), seed)
 
 
-def randn_like(input, seed=None, *, dtype=None):
+def randn_like(input: Tensor, seed: Optional[int] = None, *, dtype: Optional[DTypeLike] = None) -> Tensor:
     x = as_tensor(input)
     return _draw("normal", x.shape, dtype or x.dtype, seed)
 
 
-def standard_normal(shape, seed=None):
+def standard_normal(shape: ShapeLike, seed: Optional[int] = None) -> Tensor:
     return _draw("normal", shape, np.float32, seed)
 
 
-def randint(low, high, size, seed=None, *, dtype=None):
+def randint(low: int, high: int, size: ShapeLike, seed: Optional[int] = None, *, dtype: Optional[DTypeLike] = None) -> Tensor:
     """Integers drawn uniformly from [low, high) (Int64 by default)."""
     if int(low) >= int(high):
         raise ValueError(f"ops.randint: low ({low}) must be below high ({high})")
     return _draw("integers", size, dtype or np.int64, seed, extra=(int(low), int(high)))
 
 
-def randint_like(input, low, high, seed=None, *, dtype=None):
+def randint_like(input: Tensor, low: int, high: int, seed: Optional[int] = None, *, dtype: Optional[DTypeLike] = None) -> Tensor:
     x = as_tensor(input)
     return randint(low, high, x.shape, seed, dtype=dtype or x.dtype)
 
 
-def uniform(shape, minval, maxval, seed=None, dtype=None):
+def uniform(shape: ShapeLike, minval: Any, maxval: Any, seed: Optional[int] = None, dtype: Optional[DTypeLike] = None) -> Tensor:
     """Samples uniform on [minval, maxval) (integers for an integer dtype)."""
     dtype = to_np(dtype) if dtype is not None else np.float32
     if np.dtype(dtype).kind in "iu":
@@ -154,7 +157,7 @@ def _broadcast_shape(shape, *params):
     return tuple(np.broadcast_shapes(tuple(shape), *shapes))
 
 
-def normal(shape, mean, stddev, seed=None):
+def normal(shape: ShapeLike, mean: TensorLike, stddev: Any, seed: Optional[int] = None) -> Tensor:
     """mean + stddev * z for standard normal z, of `shape` broadcast with mean and stddev's
     (differentiable in mean and stddev)."""
     shape = _broadcast_shape(shape, mean, stddev)
@@ -162,23 +165,23 @@ def normal(shape, mean, stddev, seed=None):
     return F.add(F.mul(_draw("normal", shape, dtype, seed), stddev), mean)
 
 
-def standard_laplace(shape, seed=None):
+def standard_laplace(shape: ShapeLike, seed: Optional[int] = None) -> Tensor:
     return _draw("laplace", shape, np.float32, seed)
 
 
-def laplace(shape, mean, lambda_param, seed=None):
+def laplace(shape: ShapeLike, mean: TensorLike, lambda_param: Any, seed: Optional[int] = None) -> Tensor:
     """mean + lambda_param * (a standard Laplace sample)."""
     shape = _broadcast_shape(shape, mean, lambda_param)
     return F.add(F.mul(_draw("laplace", shape, np.float32, seed), lambda_param), mean)
 
 
-def exponential(shape, lambd=1.0, seed=None):
+def exponential(shape: ShapeLike, lambd: float = 1.0, seed: Optional[int] = None) -> Tensor:
     """Exponential samples of rate `lambd`: -log(1 - u) / lambd."""
     u = _draw("uniform", shape, np.float32, seed)
     return F.div(F.neg(F.log1p(F.neg(u))), lambd)
 
 
-def bernoulli(input, p=0.5, seed=None):
+def bernoulli(input: Tensor, p: TensorLike = 0.5, seed: Optional[int] = None) -> Tensor:
     """1 with probability p (a number or a tensor broadcasting to input), else 0, in
     input's shape and dtype."""
     x = as_tensor(input)
@@ -186,7 +189,7 @@ def bernoulli(input, p=0.5, seed=None):
     return F.cast(hit, x.dtype)
 
 
-def multinomial(input, num_samples, replacement=True, seed=None):
+def multinomial(input: Tensor, num_samples: int, replacement: bool = True, seed: Optional[int] = None) -> Tensor:
     """num_samples category indices per row of input (unnormalised probabilities), with or
     without replacement; Int32."""
     probs = as_tensor(input)
@@ -200,13 +203,13 @@ def multinomial(input, num_samples, replacement=True, seed=None):
                  extra=(int(num_samples), bool(replacement)))
 
 
-def randperm(n, seed=0, offset=0, dtype=None):
+def randperm(n: int, seed: int = 0, offset: int = 0, dtype: Optional[DTypeLike] = None) -> Tensor:
     """A random permutation of 0..n-1 (Int64 by default); seed 0 draws from the global
     generator."""
     return _draw("permutation", (int(n),), dtype or np.int64, seed or None)
 
 
-def shuffle(x, seed=None):
+def shuffle(x: Tensor, seed: Optional[int] = None) -> Tensor:
     """x with its first axis randomly permuted."""
     x = as_tensor(x)
     if x.ndim == 0:
@@ -222,14 +225,14 @@ def _parameter(value, op):
     return t
 
 
-def random_gamma(shape, alpha, seed=None):
+def random_gamma(shape: Sequence[int], alpha: Tensor, seed: Optional[int] = None) -> Tensor:
     """Gamma(alpha, 1) samples of shape `shape` + alpha's shape."""
     alpha = _parameter(alpha, "random_gamma")
     out_shape = tuple(shape) + alpha.shape
     return _draw("gamma", out_shape, alpha.dtype, seed, F.broadcast_to(alpha, out_shape))
 
 
-def gamma(shape, alpha, beta, seed=None):
+def gamma(shape: Sequence[int], alpha: Tensor, beta: Tensor, seed: Optional[int] = None) -> Tensor:
     """Gamma samples with shape alpha and rate beta, of `shape` broadcast with theirs."""
     alpha = _parameter(alpha, "gamma")
     out_shape = _broadcast_shape(shape, alpha, beta)
@@ -237,14 +240,14 @@ def gamma(shape, alpha, beta, seed=None):
     return F.div(draws, beta)
 
 
-def random_poisson(shape, rate, seed=None, dtype=None):
+def random_poisson(shape: Sequence[int], rate: Tensor, seed: Optional[int] = None, dtype: Optional[DTypeLike] = None) -> Tensor:
     """Poisson samples of rate `rate`, of shape `shape` + rate's shape."""
     rate = _parameter(rate, "random_poisson")
     out_shape = tuple(shape) + rate.shape
     return _draw("poisson", out_shape, dtype or np.float32, seed, F.broadcast_to(rate, out_shape))
 
 
-def poisson(shape, mean, seed=None):
+def poisson(shape: ShapeLike, mean: TensorLike, seed: Optional[int] = None) -> Tensor:
     """Poisson samples of mean `mean`, of `shape` broadcast with mean's."""
     mean = _parameter(mean, "poisson")
     out_shape = _broadcast_shape(shape, mean)

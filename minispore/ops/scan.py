@@ -4,6 +4,8 @@ logcumsumexp, each a primitive (numpy's accumulate), with its bprop and batching
     >>> ops.cumprod(ms.Tensor([1.0, 2.0, 3.0]), 0)
     Tensor(shape=[3], dtype=Float32, value= [ 1.00000000e+00,  2.00000000e+00,  6.00000000e+00])
 """
+from __future__ import annotations
+from typing import Any, Optional
 import numpy as np
 
 from . import batching as B
@@ -11,6 +13,7 @@ from . import functional as F
 from . import infer as I
 from .arguments import as_tensor, axis_arg
 from .primitive import Aval, Primitive
+from ..core.hints import Tensor, Axis, DTypeLike
 
 __all__ = ["cumprod", "cummax", "cummin", "logcumsumexp"]
 
@@ -66,7 +69,7 @@ cumprod_p = Primitive("cumprod", infer=_scan_infer,
                       doc="running product along axis")
 
 
-def cumprod(input, dim, dtype=None):
+def cumprod(input: Tensor, dim: Axis, dtype: Optional[DTypeLike] = None) -> Tensor:
     """Running product along `dim`: out[i] = input[0] * ... * input[i]."""
     x = as_tensor(input)
     out = cumprod_p(x, axis=axis_arg("cumprod", x, dim))
@@ -115,7 +118,7 @@ cummin_p = Primitive("cummin", infer=_extremum_infer(np.int32),
                      doc="(running minimum, index of it) along axis")
 
 
-def cummax(input, axis):
+def cummax(input: Tensor, axis: Axis) -> Tensor:
     """(values, indices): the running maximum along `axis` and where it was reached (the
     later index on ties).
 
@@ -126,7 +129,7 @@ def cummax(input, axis):
     return cummax_p(x, axis=axis_arg("cummax", x, axis))
 
 
-def cummin(input, axis):
+def cummin(input: Tensor, axis: Axis) -> Tensor:
     """(values, indices): the running minimum along `axis` and where it was reached."""
     x = as_tensor(input)
     return cummin_p(x, axis=axis_arg("cummin", x, axis))
@@ -157,7 +160,7 @@ logcumsumexp_p = Primitive("logcumsumexp", infer=lambda x, axis, reverse: I.floa
                            doc="log(cumsum(exp(x))) along axis, without overflow")
 
 
-def logcumsumexp(input, axis):
+def logcumsumexp(input: Tensor, axis: Axis) -> Tensor:
     """log(cumsum(exp(input))) along `axis`, computed stably."""
     x = as_tensor(input)
     return logcumsumexp_p(x, axis=axis_arg("logcumsumexp", x, axis), reverse=False)

@@ -9,6 +9,8 @@ along-axis rows of ops.array, whose bprops and batching rules they reuse.
     >>> ops.scatter_nd(ms.Tensor([[0], [2], [0]]), ms.Tensor([1.0, 2.0, 3.0]), (4,)).tolist()
     [4.0, 0.0, 2.0, 0.0]
 """
+from __future__ import annotations
+from typing import Sequence
 import numpy as np
 
 from . import array as A
@@ -16,6 +18,7 @@ from . import functional as F
 from .arguments import as_tensor, axis_arg, op_error
 from .primitive import OpTypeError, Primitive
 from .state import assign
+from ..core.hints import Tensor, TensorLike, Axis, ShapeLike
 
 __all__ = ["scatter", "tensor_scatter_elements", "gather_d", "gather_nd", "scatter_nd",
            "tensor_scatter_add", "tensor_scatter_sub", "tensor_scatter_update", "scatter_add",
@@ -44,9 +47,9 @@ scatter_along_axis = Primitive(
     doc="out = base.copy(); out[..., idx[...], ...] = values along `axis`")
 
 
-def tensor_scatter_elements(input_x, indices, updates, axis=0, reduction="none"):
+def tensor_scatter_elements(input_x: Tensor, indices: TensorLike, updates: TensorLike, axis: Axis = 0, reduction: str = "none") -> Tensor:
     """A copy of input_x with updates written (reduction 'none') or added ('add') at
-    `indices` along `axis`: out[i][indices[i][j]][k] = updates[i][j][k] for axis 1."""
+    `indices` along `axis`: `out[i][indices[i][j]][k] = updates[i][j][k]` for axis 1."""
     x, idx = as_tensor(input_x), as_tensor(indices)
     axis = axis_arg("tensor_scatter_elements", x, axis)
     updates = F.cast(as_tensor(updates), x.dtype)
@@ -58,12 +61,12 @@ def tensor_scatter_elements(input_x, indices, updates, axis=0, reduction="none")
     return scatter_along_axis(x, idx, updates, axis=axis)
 
 
-def scatter(input, axis, index, src):
+def scatter(input: Tensor, axis: Axis, index: TensorLike, src: TensorLike) -> Tensor:
     """A copy of input with src written at `index` along `axis` (PyTorch's scatter)."""
     return tensor_scatter_elements(input, index, src, axis)
 
 
-def gather_d(x, dim, index):
+def gather_d(x: Tensor, dim: Axis, index: TensorLike) -> Tensor:
     return F.gather_elements(x, dim, index)
 
 
@@ -81,7 +84,7 @@ def index_tuple(op, indices, target):
     return parts, tuple(("tensor", k) for k in range(depth))
 
 
-def gather_nd(input_x, indices):
+def gather_nd(input_x: Tensor, indices: TensorLike) -> Tensor:
     """input_x at the index tuples in the last axis of `indices`:
     out[i, j] = input_x[indices[i, j, 0], indices[i, j, 1], ...]."""
     x = as_tensor(input_x)
@@ -94,23 +97,23 @@ def _index_add(base, indices, updates):
     return A.index_add(base, F.cast(as_tensor(updates), base.dtype), *parts, index=spec)
 
 
-def scatter_nd(indices, updates, shape):
+def scatter_nd(indices: TensorLike, updates: TensorLike, shape: Sequence[int]) -> Tensor:
     """A zero tensor of `shape` with updates added at the index tuples of `indices`
     (repeated indices accumulate)."""
     updates = as_tensor(updates)
     return _index_add(F.zeros(tuple(shape), updates.dtype), indices, updates)
 
 
-def tensor_scatter_add(input_x, indices, updates):
+def tensor_scatter_add(input_x: Tensor, indices: TensorLike, updates: TensorLike) -> Tensor:
     """A copy of input_x with updates added at the index tuples of `indices`."""
     return _index_add(as_tensor(input_x), indices, updates)
 
 
-def tensor_scatter_sub(input_x, indices, updates):
+def tensor_scatter_sub(input_x: Tensor, indices: TensorLike, updates: TensorLike) -> Tensor:
     return _index_add(as_tensor(input_x), indices, F.neg(as_tensor(updates)))
 
 
-def tensor_scatter_update(input_x, indices, updates):
+def tensor_scatter_update(input_x: Tensor, indices: TensorLike, updates: TensorLike) -> Tensor:
     """A copy of input_x with updates written at the index tuples of `indices`."""
     x = as_tensor(input_x)
     parts, spec = index_tuple("tensor_scatter_update", indices, x)
@@ -162,19 +165,19 @@ def add_at_indices(input, dim, index, source, alpha=1):
     return F.movedim(added, 0, dim)
 
 
-def index_add(x, indices, y, axis, use_lock=True, check_index_bound=True):
+def index_add(x: Tensor, indices: TensorLike, y: TensorLike, axis: Axis, use_lock: bool = True, check_index_bound: bool = True) -> Tensor:
     """x's slices at `indices` along `axis` incremented by y's, in place (x a Parameter)."""
     return assign(x, add_at_indices(x, axis, indices, y))
 
 
-def index_fill(x, axis, index, value):
+def index_fill(x: Tensor, axis: int, index: TensorLike, value: float) -> Tensor:
     """A copy of x with `value` in the slices at `index` along `axis`."""
     x = as_tensor(x)
     axis = axis_arg("index_fill", x, axis)
     return F.setitem(x, (slice(None),) * axis + (as_tensor(index),), value)
 
 
-def masked_select(input, mask):
+def masked_select(input: Tensor, mask: TensorLike) -> Tensor:
     """The elements of input where the (broadcast) bool mask holds, as a 1-D tensor. Its
     length depends on the mask's values: Graph mode reads the mask on the host (a graph
     break)."""

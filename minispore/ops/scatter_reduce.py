@@ -11,6 +11,8 @@ updates, as MindSpore's ScatterMul gradient).
     >>> ops.tensor_scatter_max(ms.Tensor([1.0, 5.0]), ms.Tensor([[0], [0]]), ms.Tensor([3.0, 2.0]))
     Tensor(shape=[2], dtype=Float32, value= [ 3.00000000e+00,  5.00000000e+00])
 """
+from __future__ import annotations
+from typing import Any
 import functools
 
 import numpy as np
@@ -21,6 +23,7 @@ from .arguments import as_tensor
 from .indexing import build_index
 from .primitive import Primitive
 from .scatter import along_first_axis, index_tuple, parameter_update
+from ..core.hints import Tensor, TensorLike
 
 __all__ = ["tensor_scatter_max", "tensor_scatter_min", "tensor_scatter_mul",
            "tensor_scatter_div", "scatter_max", "scatter_min", "scatter_mul", "scatter_div",
@@ -73,22 +76,22 @@ def _reduce_nd(reduce, input_x, indices, updates):
                         reduce=reduce)
 
 
-def tensor_scatter_max(input_x, indices, updates):
+def tensor_scatter_max(input_x: Tensor, indices: TensorLike, updates: TensorLike) -> Tensor:
     """A copy of input_x where each element addressed by the index tuples of `indices`
     becomes the maximum of itself and the updates sent there."""
     return _reduce_nd("max", input_x, indices, updates)
 
 
-def tensor_scatter_min(input_x, indices, updates):
+def tensor_scatter_min(input_x: Tensor, indices: TensorLike, updates: TensorLike) -> Tensor:
     return _reduce_nd("min", input_x, indices, updates)
 
 
-def tensor_scatter_mul(input_x, indices, updates):
+def tensor_scatter_mul(input_x: Tensor, indices: TensorLike, updates: TensorLike) -> Tensor:
     """A copy of input_x with the addressed elements multiplied by their updates."""
     return _reduce_nd("mul", input_x, indices, updates)
 
 
-def tensor_scatter_div(input_x, indices, updates):
+def tensor_scatter_div(input_x: Tensor, indices: TensorLike, updates: TensorLike) -> Tensor:
     """A copy of input_x with the addressed elements divided by their updates."""
     return _reduce_nd("mul", input_x, indices, F.reciprocal(as_tensor(updates)))
 
@@ -114,17 +117,17 @@ def _extreme(dtype, high):
     return info.max if high else info.min
 
 
-def unsorted_segment_max(input_x, segment_ids, num_segments):
+def unsorted_segment_max(input_x: Tensor, segment_ids: Any, num_segments: int) -> Tensor:
     """out[s] = max of the slices of input_x whose segment id is s (the dtype's lowest
     value for an empty segment)."""
     x = as_tensor(input_x)
     return _segments("max", _extreme(x._data.dtype, False), x, segment_ids, num_segments)
 
 
-def unsorted_segment_min(input_x, segment_ids, num_segments):
+def unsorted_segment_min(input_x: Tensor, segment_ids: Any, num_segments: int) -> Tensor:
     x = as_tensor(input_x)
     return _segments("min", _extreme(x._data.dtype, True), x, segment_ids, num_segments)
 
 
-def unsorted_segment_prod(input_x, segment_ids, num_segments):
+def unsorted_segment_prod(input_x: Tensor, segment_ids: Any, num_segments: int) -> Tensor:
     return _segments("mul", 1, input_x, segment_ids, num_segments)

@@ -6,6 +6,8 @@ tracing resumes with the result as a constant), reported like any other.
     >>> ops.searchsorted(ms.Tensor([1.0, 3.0, 5.0]), ms.Tensor([3.0, 4.0]))
     Tensor(shape=[2], dtype=Int64, value= [1, 2])
 """
+from __future__ import annotations
+from typing import Any, Literal, Optional, overload
 import numpy as np
 
 from ..core.dtype import to_np
@@ -15,23 +17,24 @@ from . import functional as F
 from .arguments import as_tensor, axis_arg, op_error
 from .elementwise import no_grad
 from .primitive import Aval, OpShapeError, Primitive
+from ..core.hints import TensorLike, Axis
 
 __all__ = ["argsort", "msort", "top_k", "searchsorted", "bucketize", "nonzero", "argwhere",
            "unique", "unique_consecutive", "unique_with_pad", "bincount", "histc"]
 
 
-def argsort(input, axis=-1, descending=False):
+def argsort(input: Tensor, axis: Axis = -1, descending: bool = False) -> Tensor:
     """The indices that sort input along `axis` (Int32, as MindSpore's)."""
     x = as_tensor(input)
     return F.cast(F.sort(x, axis, descending)[1], np.int32)
 
 
-def msort(input):
+def msort(input: Tensor) -> Tensor:
     """input sorted along its first axis."""
     return F.sort(as_tensor(input), 0)[0]
 
 
-def top_k(input_x, k, sorted=True):
+def top_k(input_x: Tensor, k: int, sorted: bool = True) -> tuple[Tensor, Tensor]:
     return F.topk(input_x, k, sorted=sorted)
 
 
@@ -73,8 +76,8 @@ searchsorted_p = Primitive("searchsorted", infer=_searchsorted_infer, impl=_sear
                                "its last axis) to keep it sorted")
 
 
-def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=None,
-                 sorter=None):
+def searchsorted(sorted_sequence: TensorLike, values: TensorLike, *, out_int32: bool = False, right: bool = False, side: Optional[str] = None,
+                 sorter: Any = None) -> Tensor:
     """Insertion points of `values` in `sorted_sequence` (along its last axis; a sequence
     of rank > 1 has one row per row of values); right=True (side='right') places a value
     after equal entries."""
@@ -88,7 +91,7 @@ def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=
                           dtype=np.dtype(np.int32 if out_int32 else np.int64))
 
 
-def bucketize(input, boundaries, *, right=False):
+def bucketize(input: Tensor, boundaries: Any, *, right: bool = False) -> Tensor:
     """The bucket of each element: i with boundaries[i-1] < x <= boundaries[i] (with
     right=True, boundaries[i-1] <= x < boundaries[i]); Int32."""
     x = as_tensor(input)
@@ -102,7 +105,11 @@ def _host(x, op):
     return x._host(f"ops.{op}: the output shape depends on tensor values")
 
 
-def nonzero(input, *, as_tuple=False):
+@overload
+def nonzero(input: Tensor, *, as_tuple: Literal[False] = False) -> Tensor: ...
+@overload
+def nonzero(input: Tensor, *, as_tuple: Literal[True]) -> tuple[Tensor, ...]: ...
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Tensor | tuple[Tensor, ...]:
     """The indices of the non-zero elements, one row each (Int64); with as_tuple, one 1-D
     tensor per axis."""
     x = as_tensor(input)
@@ -112,12 +119,12 @@ def nonzero(input, *, as_tuple=False):
     return Tensor(np.stack(positions, -1).astype(np.int64).reshape(-1, x.ndim))
 
 
-def argwhere(input):
+def argwhere(input: Tensor) -> Tensor:
     """The indices of the non-zero elements, one row each."""
-    return nonzero(input)
+    return nonzero(input, as_tuple=False)
 
 
-def unique(input):
+def unique(input: Tensor) -> tuple[Tensor, ...]:
     """(unique values in order of first appearance, the index of each input element among
     them), for the flattened input (MindSpore's order on the CPU)."""
     x = as_tensor(input)
@@ -130,7 +137,7 @@ def unique(input):
     return Tensor(host[np.sort(first)]), Tensor(rank[inverse.reshape(-1)].astype(index_dtype))
 
 
-def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim: Optional[int] = None) -> Tensor | tuple[Tensor, ...]:
     """Each run of equal consecutive elements (or slices along `dim`) reduced to one; also
     the run number of every input element, and the run lengths, when asked."""
     x = as_tensor(input)
@@ -155,14 +162,14 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
 
-def unique_with_pad(x, pad_num):
+def unique_with_pad(x: Tensor, pad_num: Any) -> tuple[Tensor, ...]:
     """unique of a 1-D x, its values padded with pad_num to x's length."""
     values, index = unique(x)
     n = as_tensor(x).shape[0]
     return F.pad(values, ((0, n - values.shape[0]),), value=pad_num), index
 
 
-def bincount(input, weights=None, minlength=0):
+def bincount(input: Tensor, weights: Any = None, minlength: int = 0) -> Tensor:
     """How often each value 0..max(input) occurs in the 1-D integer input (summing `weights`
     instead of ones when given), at least `minlength` bins; Float32."""
     x = as_tensor(input)
@@ -177,7 +184,7 @@ def bincount(input, weights=None, minlength=0):
     return F.scatter_nd(F.expand_dims(x, -1), counted, (length,))
 
 
-def histc(input, bins=100, min=0.0, max=0.0):
+def histc(input: Tensor, bins: int = 100, min: float = 0.0, max: float = 0.0) -> Tensor:
     """Counts of the elements in `bins` equal bins over [min, max] (min == max: the data's
     range); elements outside are not counted, max falls in the last bin."""
     x = as_tensor(input)

@@ -6,6 +6,9 @@ the variable holds the symbolic result until the graph ends, when the tracer tur
 updated variable into a graph output written back after a successful run (functionalised
 state: nothing is lost when a run raises).
 """
+from __future__ import annotations
+from typing import Any
+from ..core.hints import TensorLike
 from ..core.tensor import Tensor
 from . import batching as B
 from . import functional as F
@@ -45,7 +48,7 @@ assign_p = Primitive("assign", infer=_assign_infer, impl=_assign_impl, effect=Tr
                      batch=_assign_batch)
 
 
-def assign(variable, value):
+def assign(variable: Tensor, value: TensorLike) -> Tensor:
     """Write `value` into `variable` (a Parameter or Tensor) in place; returns the variable."""
     if not isinstance(variable, Tensor):
         raise TypeError(f"ops.assign: variable must be a Parameter or Tensor, got {type(variable).__name__}")
@@ -56,16 +59,16 @@ def assign(variable, value):
     return variable
 
 
-def assign_add(variable, value):
+def assign_add(variable: Tensor, value: TensorLike) -> Tensor:
     """variable += value, in place."""
     return assign(variable, variable + value)
 
 
-def assign_sub(variable, value):
+def assign_sub(variable: Tensor, value: TensorLike) -> Tensor:
     """variable -= value, in place."""
     return assign(variable, variable - value)
 
 
-def depend(value, expr):
+def depend(value: Any, expr: Any) -> Any:
     """`value`, evaluated after `expr` (side effects already run in program order here)."""
     return value

@@ -10,6 +10,7 @@ recorded for gradients).
     >>> x.sum(1, keepdim=True).shape, x.max(1)[1].tolist(), x.flip(0)[0].tolist()
     ((2, 1), [1, 0], [3.0, 2.0])
 """
+from __future__ import annotations
 import numpy as np
 
 from ..core.tensor import Tensor
@@ -18,6 +19,7 @@ from . import functional as F
 from .arguments import reduction_args
 from .indexing import parse_index
 from .scatter import add_at_indices, first_axis_indices
+from ..core.hints import TensorLike
 
 # ***** methods that are an ops function with the tensor first *****
 
@@ -249,7 +251,7 @@ def _masked_scatter(self, mask, source):
     return F.where(mask, F.reshape(taken, self.shape), self)
 
 
-def as_bool(mask):
+def as_bool(mask: TensorLike) -> Tensor:
     mask = mask if isinstance(mask, Tensor) else Tensor(mask)
     return mask if mask.dtype.kind == "b" else F.cast(mask, np.bool_)
 
@@ -429,7 +431,7 @@ _PROPERTIES = {
 }
 
 
-def attach(cls=Tensor):
+def attach(cls=Tensor) -> None:
     """Put the methods, in-place forms and properties on `cls`."""
     for name in _SAME_SIGNATURE:
         setattr(cls, name, getattr(F, name))

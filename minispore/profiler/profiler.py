@@ -8,6 +8,7 @@ each run and each step (fused kernel, BLAS call, loop, primitive) through
 import os
 import time
 import weakref
+from typing import Any
 
 import numpy as np
 
@@ -37,7 +38,7 @@ class Profiler:
     """
 
     def __init__(self, output_path: str = "./data", op_time: bool = True,
-                 start_profile: bool = True, **kwargs):
+                 start_profile: bool = True, **kwargs: Any) -> None:
         self.output_path = os.path.abspath(output_path)
         self.op_time = op_time
         self.log = EventLog()

@@ -2,7 +2,7 @@
 
     >>> from minispore.train import Callback
     >>> class PrintStep(Callback):
-    ...     def on_train_step_end(self, run_context):
+    ...     def on_train_step_end(self, run_context: RunContext) -> None:
     ...         cb_params = run_context.original_args()
     ...         print("step", cb_params.cur_step_num, "loss", float(cb_params.net_outputs))
     >>> model.train(1, dataset, callbacks=[PrintStep()])    # doctest: +SKIP
@@ -19,7 +19,10 @@ train_dataset / valid_dataset, mode ("train" or "eval"), list_callback, dataset_
 after an evaluation, metrics (and in Model.fit, until on_train_epoch_end, eval_results).
 `run_context.request_stop()` ends training after the current step.
 """
+from __future__ import annotations
+
 import contextlib
+from typing import Any, Sequence, Union
 
 __all__ = ["Callback", "CallbackList", "CallbackParams", "RunContext"]
 
@@ -34,95 +37,95 @@ class Callback:
         return None
 
     # ----- the older MindSpore names, called by the training hooks below -----
-    def begin(self, run_context):
+    def begin(self, run_context: RunContext) -> None:
         """Once, before training starts."""
 
-    def epoch_begin(self, run_context):
+    def epoch_begin(self, run_context: RunContext) -> None:
         """Before each training epoch."""
 
-    def step_begin(self, run_context):
+    def step_begin(self, run_context: RunContext) -> None:
         """Before each training step."""
 
-    def step_end(self, run_context):
+    def step_end(self, run_context: RunContext) -> None:
         """After each training step (cb_params.net_outputs holds its output)."""
 
-    def epoch_end(self, run_context):
+    def epoch_end(self, run_context: RunContext) -> None:
         """After each training epoch."""
 
-    def end(self, run_context):
+    def end(self, run_context: RunContext) -> None:
         """Once, after training ends."""
 
     # ----- training -----
-    def on_train_begin(self, run_context):
+    def on_train_begin(self, run_context: RunContext) -> None:
         self.begin(run_context)
 
-    def on_train_epoch_begin(self, run_context):
+    def on_train_epoch_begin(self, run_context: RunContext) -> None:
         self.epoch_begin(run_context)
 
-    def on_train_step_begin(self, run_context):
+    def on_train_step_begin(self, run_context: RunContext) -> None:
         self.step_begin(run_context)
 
-    def on_train_step_end(self, run_context):
+    def on_train_step_end(self, run_context: RunContext) -> None:
         self.step_end(run_context)
 
-    def on_train_epoch_end(self, run_context):
+    def on_train_epoch_end(self, run_context: RunContext) -> None:
         self.epoch_end(run_context)
 
-    def on_train_end(self, run_context):
+    def on_train_end(self, run_context: RunContext) -> None:
         self.end(run_context)
 
     # ----- evaluation -----
-    def on_eval_begin(self, run_context):
+    def on_eval_begin(self, run_context: RunContext) -> None:
         """Once, before evaluation starts."""
 
-    def on_eval_epoch_begin(self, run_context):
+    def on_eval_epoch_begin(self, run_context: RunContext) -> None:
         """Before the pass over the evaluation data."""
 
-    def on_eval_step_begin(self, run_context):
+    def on_eval_step_begin(self, run_context: RunContext) -> None:
         """Before each evaluation step."""
 
-    def on_eval_step_end(self, run_context):
+    def on_eval_step_end(self, run_context: RunContext) -> None:
         """After each evaluation step."""
 
-    def on_eval_epoch_end(self, run_context):
+    def on_eval_epoch_end(self, run_context: RunContext) -> None:
         """After the pass over the evaluation data (cb_params.metrics holds the results)."""
 
-    def on_eval_end(self, run_context):
+    def on_eval_end(self, run_context: RunContext) -> None:
         """Once, after evaluation ends."""
 
 
 class CallbackParams(dict):
     """The run's state, a dict whose keys are also attributes (``cb_params.cur_step_num``)."""
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         try:
             return self[name]
         except KeyError:
             raise AttributeError(f"CallbackParams has no {name!r}; it has {sorted(self)}") from None
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         self[name] = value
 
 
 class RunContext:
     """What a callback receives: the run's CallbackParams and a way to stop the run."""
 
-    def __init__(self, original_args):
+    def __init__(self, original_args: dict[str, Any]) -> None:
         if not isinstance(original_args, dict):
             raise TypeError(f"RunContext: original_args must be a dict, "
                             f"got {type(original_args).__name__}")
-        self._original_args = original_args
+        self._original_args: Any = original_args  # the CallbackParams Model passes
         self._stop_requested = False
 
-    def original_args(self):
+    def original_args(self) -> CallbackParams:
         """The CallbackParams of the run."""
         return self._original_args
 
-    def request_stop(self):
+    def request_stop(self) -> None:
         """Stop training after the current step."""
         self._stop_requested = True
 
-    def get_stop_requested(self):
+    def get_stop_requested(self) -> bool:
         return self._stop_requested
 
 
@@ -130,7 +133,7 @@ class CallbackList(Callback):
     """Several callbacks called in order, as one. As a context manager it enters every
     callback and exits them all, also when the run raises (closing files, progress bars)."""
 
-    def __init__(self, callbacks):
+    def __init__(self, callbacks: Union[Callback, Sequence[Callback], None]) -> None:
         if callbacks is None:
             callbacks = []
         elif isinstance(callbacks, Callback):

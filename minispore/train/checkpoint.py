@@ -33,6 +33,8 @@ Writes are atomic: the file is written under a temporary name in the same direct
 and fsynced, then renamed over the target (os.replace), so a crash mid-write leaves any old
 checkpoint intact.
 """
+from __future__ import annotations
+
 import contextlib
 import hashlib
 import json
@@ -48,6 +50,7 @@ from ..core.dtype import ALL_TYPES, is_float_np
 from ..core.parameter import Parameter
 from ..core.tensor import Tensor
 from ..nn.cell import Cell
+from typing import Any, Callable, Optional, Sequence, Union
 
 __all__ = ["CheckpointError", "save_checkpoint", "load_checkpoint", "load_param_into_net"]
 
@@ -64,8 +67,9 @@ class CheckpointError(ValueError):
 
 # ----- saving -----
 
-def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=False,
-                    append_dict=None, choice_func=None):
+def save_checkpoint(save_obj: Any, ckpt_file_name: str, integrated_save: bool = True,
+                    async_save: bool = False, append_dict: Optional[dict[str, Any]] = None,
+                    choice_func: Optional[Callable[[str], bool]] = None) -> None:
     """Save parameters to `ckpt_file_name` (".ckpt" is appended when missing).
 
     Args:
@@ -217,8 +221,10 @@ def _fsync_directory(directory):
 
 # ----- loading -----
 
-def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=None,
-                    specify_prefix=None, choice_func=None):
+def load_checkpoint(ckpt_file_name: str, net: Optional[Cell] = None, strict_load: bool = False,
+                    filter_prefix: Union[str, Sequence[str], None] = None,
+                    specify_prefix: Union[str, Sequence[str], None] = None,
+                    choice_func: Optional[Callable[[str], bool]] = None) -> dict[str, Any]:
     """Read a checkpoint file: dict name -> Parameter (strings saved by append_dict stay str).
 
     Args:
@@ -337,7 +343,8 @@ def _parse_index(index, payload):
     return tensors, strings
 
 
-def load_param_into_net(net, parameter_dict, strict_load=False):
+def load_param_into_net(net: Cell, parameter_dict: dict[str, Any],
+                        strict_load: bool = False) -> tuple[list[str], list[str]]:
     """Copy values from `parameter_dict` (name -> Parameter/Tensor) into `net`'s Parameters.
 
     Every match is checked first (shape; dtype, which non-strict loading may convert between

@@ -9,9 +9,12 @@
 
 `Model(metrics={"accuracy", "loss"})` builds them by name (see `get_metric_fn`).
 """
+from __future__ import annotations
+
 import numpy as np
 
 from ..core.tensor import Tensor
+from typing import Any, Callable, Sequence, Union
 
 __all__ = ["Metric", "Accuracy", "Loss", "MAE", "MSE", "get_metric_fn", "get_metrics"]
 
@@ -19,16 +22,16 @@ __all__ = ["Metric", "Accuracy", "Loss", "MAE", "MSE", "get_metric_fn", "get_met
 class Metric:
     """Base class: subclasses define clear(), update(*inputs) and eval()."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.clear()
 
-    def clear(self):
+    def clear(self) -> None:
         raise NotImplementedError
 
-    def update(self, *inputs):
+    def update(self, *inputs: Any) -> None:
         raise NotImplementedError
 
-    def eval(self):
+    def eval(self) -> float:
         raise NotImplementedError
 
     @staticmethod
@@ -62,18 +65,18 @@ class Accuracy(Metric):
     0/1 probabilities per class (rounded) and a sample counts when every class is right.
     """
 
-    def __init__(self, eval_type="classification"):
+    def __init__(self, eval_type: str = "classification") -> None:
         if eval_type not in ("classification", "multilabel"):
             raise ValueError(f"Accuracy: eval_type must be 'classification' or 'multilabel', "
                              f"got {eval_type!r}")
         self._type = eval_type
         super().__init__()
 
-    def clear(self):
+    def clear(self) -> None:
         self._correct_num = 0
         self._total_num = 0
 
-    def update(self, *inputs):
+    def update(self, *inputs: Any) -> None:
         y_pred, y = self._check_inputs(inputs, 2)
         if self._type == "multilabel":
             if y_pred.shape != y.shape:
@@ -92,36 +95,38 @@ class Accuracy(Metric):
         self._correct_num += int(correct.sum())
         self._total_num += correct.shape[0]
 
-    def eval(self):
+    def eval(self) -> float:
         return self._ratio(self._correct_num, self._total_num, "samples")
 
 
 class Loss(Metric):
     """Average of the losses given to update(loss) (a 1-d loss counts as its mean)."""
 
-    def clear(self):
+    def clear(self) -> None:
         self._sum_loss = 0.0
         self._total_num = 0
 
-    def update(self, *inputs):
+    def update(self, *inputs: Any) -> None:
         (loss,) = self._check_inputs(inputs, 1)
         if loss.ndim > 1:
             raise ValueError(f"Loss: the loss must be 0-d or 1-d, got shape {loss.shape}")
         self._sum_loss += float(loss.mean())
         self._total_num += 1
 
-    def eval(self):
+    def eval(self) -> float:
         return self._ratio(self._sum_loss, self._total_num, "losses")
 
 
 class _ErrorSum(Metric):
     """Sum of an elementwise error over all elements, divided by the number of samples."""
 
-    def clear(self):
+    _error: Callable[[Any], Any]  # the elementwise error; each subclass sets it
+
+    def clear(self) -> None:
         self._error_sum = 0.0
         self._samples_num = 0
 
-    def update(self, *inputs):
+    def update(self, *inputs: Any) -> None:
         y_pred, y = self._check_inputs(inputs, 2)
         if y.size != y_pred.size:
             raise ValueError(f"{type(self).__name__}: y_pred shape {y_pred.shape} and y shape "
@@ -129,7 +134,7 @@ class _ErrorSum(Metric):
         self._error_sum += float(self._error(y_pred - y.reshape(y_pred.shape)).sum())
         self._samples_num += y.shape[0]
 
-    def eval(self):
+    def eval(self) -> float:
         return self._ratio(self._error_sum, self._samples_num, "samples")
 
 
@@ -148,14 +153,14 @@ class MSE(_ErrorSum):
 _BY_NAME = {"accuracy": Accuracy, "acc": Accuracy, "loss": Loss, "mae": MAE, "mse": MSE}
 
 
-def get_metric_fn(name):
+def get_metric_fn(name: str) -> Metric:
     """A new metric from its name: 'accuracy' ('acc'), 'loss', 'mae' or 'mse'."""
     if name not in _BY_NAME:
         raise ValueError(f"unknown metric {name!r}; known: {sorted(_BY_NAME)}")
     return _BY_NAME[name]()
 
 
-def get_metrics(metrics):
+def get_metrics(metrics: Union[Sequence[str], set[str], dict[str, Metric], None]) -> dict[str, Metric]:
     """dict name -> Metric from a set/list of names or a dict name -> Metric (None -> {})."""
     if metrics is None:
         return {}

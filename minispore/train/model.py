@@ -32,6 +32,8 @@ How the networks are built, as in MindSpore:
   ``WithEvalCell(network, loss_fn)``, whose (loss, logits, label) feed Loss with the loss and
   every other metric with (logits, label).
 """
+from __future__ import annotations
+
 import sys
 
 from .. import nn
@@ -41,6 +43,7 @@ from ..nn.cell import Cell
 from .callback import CallbackList, CallbackParams, RunContext
 from .metrics import Loss, get_metrics
 from .monitors import ProgressBar
+from typing import Any, Optional, Union
 
 __all__ = ["Model"]
 
@@ -67,8 +70,10 @@ class Model:
             outputs (a list of three), or None to pass all outputs to every metric.
     """
 
-    def __init__(self, network, loss_fn=None, optimizer=None, metrics=None, eval_network=None,
-                 eval_indexes=None, amp_level="O0", boost_level="O0", **kwargs):
+    def __init__(self, network: Cell, loss_fn: Optional[Cell] = None, optimizer: Optional[Cell] = None,
+                 metrics: Any = None, eval_network: Optional[Cell] = None,
+                 eval_indexes: Optional[list[int]] = None, amp_level: str = "O0",
+                 boost_level: str = "O0", **kwargs: Any) -> None:
         if not isinstance(network, Cell):
             raise TypeError(f"Model: network must be a Cell, got {type(network).__name__}")
         self._network = network
@@ -83,15 +88,15 @@ class Model:
                                                                           eval_indexes)
 
     @property
-    def train_network(self):
+    def train_network(self) -> Cell:
         return self._train_network
 
     @property
-    def predict_network(self):
+    def predict_network(self) -> Cell:
         return self._network
 
     @property
-    def eval_network(self):
+    def eval_network(self) -> Optional[Cell]:
         return self._eval_network
 
     def _build_train_network(self):
@@ -122,8 +127,9 @@ class Model:
         return nn.WithEvalCell(self._network, self._loss_fn), [0, 1, 2]
 
     # ----- training -----
-    def train(self, epoch, train_dataset, callbacks=None, dataset_sink_mode=False, sink_size=-1,
-              initial_epoch=0, progress_bar=None):
+    def train(self, epoch: int, train_dataset: Any, callbacks: Any = None,
+              dataset_sink_mode: bool = False, sink_size: int = -1, initial_epoch: int = 0,
+              progress_bar: Optional[bool] = None) -> None:
         """Train for epochs initial_epoch+1 .. epoch over `train_dataset`.
 
         Args:
@@ -141,9 +147,10 @@ class Model:
         self._run_training("Model.train", epoch, train_dataset, callbacks, dataset_sink_mode,
                            sink_size, initial_epoch, progress_bar, validation=None)
 
-    def fit(self, epoch, train_dataset, valid_dataset=None, valid_frequency=1, callbacks=None,
-            dataset_sink_mode=False, valid_dataset_sink_mode=False, sink_size=-1, initial_epoch=0,
-            progress_bar=None):
+    def fit(self, epoch: int, train_dataset: Any, valid_dataset: Any = None,
+            valid_frequency: Union[int, list[int]] = 1, callbacks: Any = None,
+            dataset_sink_mode: bool = False, valid_dataset_sink_mode: bool = False,
+            sink_size: int = -1, initial_epoch: int = 0, progress_bar: Optional[bool] = None) -> None:
         """Train as `train` does, and evaluate on `valid_dataset` at the end of some epochs.
 
             >>> model.fit(10, train_data, valid_data, valid_frequency=2,    # doctest: +SKIP
@@ -253,7 +260,8 @@ class Model:
         self._train_network.set_train(True)
 
     # ----- evaluation -----
-    def eval(self, valid_dataset, callbacks=None, dataset_sink_mode=False):
+    def eval(self, valid_dataset: Any, callbacks: Any = None,
+             dataset_sink_mode: bool = False) -> dict[str, Any]:
         """Run the evaluation network over `valid_dataset`; dict metric name -> value.
 
             >>> model.eval(test_dataset)       # doctest: +SKIP
@@ -319,7 +327,7 @@ class Model:
                 metric.update(outputs[self._eval_indexes[1]], outputs[self._eval_indexes[2]])
 
     # ----- prediction -----
-    def predict(self, *predict_data):
+    def predict(self, *predict_data: Any) -> Any:
         """The network's output on `predict_data`, in inference mode (BatchNorm uses its moving
         statistics, dropout is off)."""
         self._network.set_train(False)

@@ -9,11 +9,15 @@ Files are named ``{prefix}-{epoch}_{step in epoch}.ckpt``, as MindSpore names th
 directory already holds checkpoints with that prefix, the prefix becomes ``{prefix}_1`` (then
 ``_2``...), so a new run never overwrites an earlier one.
 """
+from __future__ import annotations
+
 import os
 import re
 
 from .callback import Callback
 from .checkpoint import save_checkpoint
+from typing import Any, Optional
+from .callback import RunContext
 
 __all__ = ["CheckpointConfig", "ModelCheckpoint"]
 
@@ -33,8 +37,8 @@ class CheckpointConfig:
             entries (see `save_checkpoint`'s append_dict) to store in every file.
     """
 
-    def __init__(self, save_checkpoint_steps=1, keep_checkpoint_max=5, saved_network=None,
-                 append_info=None):
+    def __init__(self, save_checkpoint_steps: int = 1, keep_checkpoint_max: int = 5,
+                 saved_network: Any = None, append_info: Optional[list[Any]] = None) -> None:
         if isinstance(save_checkpoint_steps, bool) or not isinstance(save_checkpoint_steps, int) \
                 or save_checkpoint_steps < 1:
             raise ValueError(f"CheckpointConfig: save_checkpoint_steps must be an int >= 1, "
@@ -70,7 +74,8 @@ class ModelCheckpoint(Callback):
         config: a CheckpointConfig (default CheckpointConfig()).
     """
 
-    def __init__(self, prefix="CKP", directory=None, config=None):
+    def __init__(self, prefix: str = "CKP", directory: Optional[str] = None,
+                 config: Optional[CheckpointConfig] = None) -> None:
         if not isinstance(prefix, str) or not prefix or "/" in prefix or os.sep in prefix:
             raise ValueError(f"ModelCheckpoint: prefix must be a non-empty file name part, "
                              f"got {prefix!r}")
@@ -81,22 +86,22 @@ class ModelCheckpoint(Callback):
         self._prefix = prefix
         self._directory = os.path.abspath(directory if directory is not None else os.getcwd())
         self._config = config or CheckpointConfig()
-        self._saved = []  # files written by this callback, oldest first
+        self._saved: list[str] = []  # files written by this callback, oldest first
         self._last_saved_step = 0
-        self.latest_ckpt_file_name = None
+        self.latest_ckpt_file_name: Optional[str] = None
 
-    def on_train_begin(self, run_context):
+    def on_train_begin(self, run_context: RunContext) -> None:
         os.makedirs(self._directory, exist_ok=True)
         self._prefix = _free_prefix(self._directory, self._base_prefix)
         self._saved = []
         self._last_saved_step = 0
 
-    def on_train_step_end(self, run_context):
+    def on_train_step_end(self, run_context: RunContext) -> None:
         cb_params = run_context.original_args()
         if cb_params.cur_step_num - self._last_saved_step >= self._config.save_checkpoint_steps:
             self._save(cb_params)
 
-    def on_train_end(self, run_context):
+    def on_train_end(self, run_context: RunContext) -> None:
         cb_params = run_context.original_args()
         if cb_params.cur_step_num > self._last_saved_step:
             self._save(cb_params)

@@ -8,6 +8,8 @@
 
 Messages go through `tqdm.write`, so they do not tear a progress bar that is being drawn.
 """
+from __future__ import annotations
+
 import math
 import sys
 import time
@@ -17,6 +19,8 @@ from tqdm import tqdm
 
 from ..core.tensor import Tensor
 from .callback import Callback
+from typing import IO, Any, Optional
+from .callback import RunContext
 
 __all__ = ["LossMonitor", "ProgressBar", "TimeMonitor"]
 
@@ -49,7 +53,7 @@ class LossMonitor(Callback):
         per_print_times: print every this many steps (0: never print, still check).
     """
 
-    def __init__(self, per_print_times=1):
+    def __init__(self, per_print_times: int = 1) -> None:
         if isinstance(per_print_times, bool) or not isinstance(per_print_times, int) \
                 or per_print_times < 0:
             raise ValueError(f"LossMonitor: per_print_times must be an int >= 0, "
@@ -57,10 +61,10 @@ class LossMonitor(Callback):
         self._per_print_times = per_print_times
         self._last_print_step = 0
 
-    def on_train_begin(self, run_context):
+    def on_train_begin(self, run_context: RunContext) -> None:
         self._last_print_step = 0
 
-    def on_train_step_end(self, run_context):
+    def on_train_step_end(self, run_context: RunContext) -> None:
         cb_params = run_context.original_args()
         loss = _loss_value(cb_params.net_outputs)
         if loss is None:
@@ -74,7 +78,7 @@ class LossMonitor(Callback):
             self._last_print_step = cb_params.cur_step_num
             _write(f"epoch: {cb_params.cur_epoch_num} step: {step}, loss is {loss:.6g}")
 
-    def on_train_epoch_end(self, run_context):
+    def on_train_epoch_end(self, run_context: RunContext) -> None:
         # in Model.fit, an epoch that ran an evaluation carries its metrics here
         cb_params = run_context.original_args()
         metrics = cb_params.get("metrics")
@@ -90,25 +94,25 @@ class TimeMonitor(Callback):
         data_size: steps per epoch to divide by (default: the dataset's batch count).
     """
 
-    def __init__(self, data_size=None):
+    def __init__(self, data_size: Optional[int] = None) -> None:
         if data_size is not None and (isinstance(data_size, bool) or not isinstance(data_size, int)
                                       or data_size < 1):
             raise ValueError(f"TimeMonitor: data_size must be a positive int, got {data_size!r}")
         self._data_size = data_size
-        self._epoch_start = None
-        self._eval_start = None
+        self._epoch_start: Optional[float] = None
+        self._eval_start: Optional[float] = None
 
-    def on_train_epoch_begin(self, run_context):
+    def on_train_epoch_begin(self, run_context: RunContext) -> None:
         self._epoch_start = time.perf_counter()
 
-    def on_train_epoch_end(self, run_context):
+    def on_train_epoch_end(self, run_context: RunContext) -> None:
         steps = self._data_size or run_context.original_args().batch_num
         _report_time("Train", self._epoch_start, steps)
 
-    def on_eval_epoch_begin(self, run_context):
+    def on_eval_epoch_begin(self, run_context: RunContext) -> None:
         self._eval_start = time.perf_counter()
 
-    def on_eval_epoch_end(self, run_context):
+    def on_eval_epoch_end(self, run_context: RunContext) -> None:
         _report_time("Eval", self._eval_start, run_context.original_args().batch_num)
 
 
@@ -125,13 +129,13 @@ class ProgressBar(Callback):
         file: where to draw (default sys.stderr).
     """
 
-    def __init__(self, delay=0.0, file=None):
+    def __init__(self, delay: float = 0.0, file: Optional[IO[str]] = None) -> None:
         self._delay = delay
         self._file = file
-        self._bar = None
-        self._last_epoch = None
+        self._bar: Any = None  # a tqdm bar while an epoch runs
+        self._last_epoch: Optional[int] = None
 
-    def on_train_begin(self, run_context):
+    def on_train_begin(self, run_context: RunContext) -> None:
         cb_params = run_context.original_args()
         # cur_epoch_num is still the number of epochs done before this run (initial_epoch)
         self._last_epoch = cb_params.cur_epoch_num + cb_params.epoch_num
@@ -139,18 +143,18 @@ class ProgressBar(Callback):
                          delay=self._delay, dynamic_ncols=True, leave=True,
                          file=self._file if self._file is not None else sys.stderr)
 
-    def on_train_epoch_begin(self, run_context):
+    def on_train_epoch_begin(self, run_context: RunContext) -> None:
         cb_params = run_context.original_args()
         self._bar.set_description(f"epoch {cb_params.cur_epoch_num}/{self._last_epoch}",
                                   refresh=False)
 
-    def on_train_step_end(self, run_context):
+    def on_train_step_end(self, run_context: RunContext) -> None:
         loss = _loss_value(run_context.original_args().net_outputs)
         if loss is not None:
             self._bar.set_postfix(loss=f"{loss:.4f}", refresh=False)
         self._bar.update(1)
 
-    def on_train_end(self, run_context):
+    def on_train_end(self, run_context: RunContext) -> None:
         self._close()
 
     def __exit__(self, *exc_info):

@@ -70,9 +70,22 @@ def test_numpy_operands_mix_as_in_mindspore():
     for value in (t + np.float32(1), np.float32(1) + t, np.ones(2, np.float32) + t):
         assert isinstance(value, ms.Tensor)
         np.testing.assert_array_equal(value.asnumpy(), [2.0, 3.0])
-    # a numpy function reads the tensor as an array and answers with one
-    out = np.add(t, 1)
-    assert isinstance(out, np.ndarray) and out.tolist() == [2.0, 3.0]
+    # a numpy ufunc with a Tensor operand runs as the minispore op (Tensor.__array_ufunc__)
+    for value in (np.add(t, 1), np.multiply(np.float32(2), t) - t + 1, np.exp(t * 0) + t):
+        assert isinstance(value, ms.Tensor) and value.dtype == ms.float32
+        np.testing.assert_array_equal(value.asnumpy(), [2.0, 3.0])
+    assert isinstance(np.add(t, 1, out=np.empty(2, np.float32)), np.ndarray)  # out=: numpy's
+    assert isinstance(np.arctan(t), np.ndarray)  # no minispore op mapped: numpy on the values
+
+
+@pytest.mark.parametrize("mode", ["pynative", "jit"])
+def test_numpy_ufuncs_are_differentiable_and_traceable(mode):
+    def f(x):
+        return ops.sum(np.multiply(x, x) + np.float32(1) * x)
+    fn = ms.jit(f) if mode == "jit" else f
+    x = ms.Tensor([1.0, 2.0, 3.0])
+    assert float(fn(x)) == pytest.approx(20.0)
+    np.testing.assert_allclose(ms.grad(fn)(x).asnumpy(), [3.0, 5.0, 7.0])
 
 
 def test_from_dlpack_refuses_objects_without_the_protocol():
@@ -100,8 +113,16 @@ def test_jax_round_trip_without_copies():
     assert address(t) == src.unsafe_buffer_pointer()
     np.testing.assert_array_equal(t.asnumpy(), [0.0, 1.0, 2.0, 3.0])
     # minispore -> JAX: shared when the buffer meets XLA's alignment, else JAX copies it
-    mine = ms.Tensor(np.arange(3, dtype=np.float32))
-    np.testing.assert_array_equal(np.asarray(jnp.from_dlpack(mine)), [0.0, 1.0, 2.0])
+    plain = ms.Tensor(np.arange(3, dtype=np.float32))
+    np.testing.assert_array_equal(np.asarray(jnp.from_dlpack(plain)), [0.0, 1.0, 2.0])
     # back to JAX: a copy, as documented (JAX's protocol cannot mark memory read-only)
     back = jnp.from_dlpack(t)
     np.testing.assert_array_equal(np.asarray(back), [0.0, 1.0, 2.0, 3.0])
+    # a writable minispore tensor goes to JAX without a copy (JAX wants 64-byte alignment)
+    raw = np.zeros(16 + 64, np.uint8)
+    start = -raw.ctypes.data % 64
+    mine = ms.Tensor.from_numpy(raw[start:start + 16].view(np.float32))
+    mine.asnumpy()[:] = [1.0, 2.0, 3.0, 4.0]
+    shared = jnp.from_dlpack(mine)
+    assert shared.unsafe_buffer_pointer() == address(mine)
+    np.testing.assert_array_equal(np.asarray(shared), [1.0, 2.0, 3.0, 4.0])

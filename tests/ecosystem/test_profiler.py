@@ -66,6 +66,7 @@ def test_the_trace_file_is_chrome_trace_event_json(tmp_path):
     event = events[0]
     assert event["ph"] == "X" and event["name"] == "add" and event["cat"] == "op"
     assert event["ts"] >= 0 and event["dur"] >= 0 and isinstance(event["tid"], int)
+    assert isinstance(event["pid"], int)  # Perfetto's legacy JSON importer wants both ids
     assert __file__ in event["args"]["source"]
 
 

@@ -44,6 +44,7 @@ def script(tmp_path_factory):
     folder = tmp_path_factory.mktemp("scripts")
     (folder / "train.py").write_text(SCRIPT)
     (folder / "missing.py").write_text("from mindspore.nn import NotALayerYet\n")
+    (folder / "missing_attr.py").write_text("import mindspore.ops as ops\nops.not_an_op_yet(1)\n")
     return folder
 
 
@@ -70,6 +71,10 @@ def test_a_missing_name_says_minispore_lacks_it(script):
     assert done.returncode != 0
     assert "cannot import name 'NotALayerYet'" in done.stderr
     assert "minispore.nn does not provide this name yet" in done.stderr
+    done = run("missing_attr.py", cwd=script)
+    assert done.returncode != 0
+    assert "AttributeError: module 'minispore.ops' has no attribute 'not_an_op_yet'" in done.stderr
+    assert "minispore.ops does not provide this name yet" in done.stderr
 
 
 def test_install_serves_the_same_module_objects_and_uninstall_forgets_them():

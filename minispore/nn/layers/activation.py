@@ -5,6 +5,7 @@
     >>> ms.nn.ReLU()(ms.Tensor([-1.0, 2.0]))
     Tensor(shape=[2], dtype=Float32, value= [ 0.00000000e+00,  2.00000000e+00])
 """
+from __future__ import annotations
 from ...ops import functional as F
 from ..cell import Cell
 from .activation_ext import (
@@ -27,6 +28,7 @@ from .activation_ext import (
     Tanhshrink,
     _elementwise,
 )
+from ...core.hints import Tensor, Axis
 
 ReLU = _elementwise("ReLU", F.relu, "max(x, 0).", __name__)
 ReLU6 = _elementwise("ReLU6", F.relu6, "min(max(x, 0), 6).", __name__)
@@ -38,22 +40,22 @@ SiLU = _elementwise("SiLU", F.silu, "x * sigmoid(x).", __name__)
 class LeakyReLU(Cell):
     """x for x >= 0, alpha * x otherwise (MindSpore's default alpha is 0.2)."""
 
-    def __init__(self, alpha=0.2):
+    def __init__(self, alpha: float = 0.2) -> None:
         super().__init__()
         self.alpha = alpha
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
         return F.leaky_relu(x, self.alpha)
 
 
 class ELU(Cell):
     """x for x > 0, alpha * (exp(x) - 1) otherwise."""
 
-    def __init__(self, alpha=1.0):
+    def __init__(self, alpha: float = 1.0) -> None:
         super().__init__()
         self.alpha = alpha
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
         return F.elu(x, self.alpha)
 
 
@@ -61,33 +63,33 @@ class GELU(Cell):
     """Gaussian error linear unit. As in MindSpore, `approximate=True` (the default) uses the
     tanh formula; False uses the exact erf form."""
 
-    def __init__(self, approximate=True):
+    def __init__(self, approximate: bool = True) -> None:
         super().__init__()
         self.approximate = approximate
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
         return F.gelu(x, "tanh" if self.approximate else "none")
 
 
 class Softmax(Cell):
     """exp(x) / sum(exp(x)) along `axis`."""
 
-    def __init__(self, axis=-1):
+    def __init__(self, axis: Axis = -1) -> None:
         super().__init__()
         self.axis = axis
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
         return F.softmax(x, self.axis)
 
 
 class LogSoftmax(Cell):
     """log(softmax(x)) along `axis`, computed stably."""
 
-    def __init__(self, axis=-1):
+    def __init__(self, axis: Axis = -1) -> None:
         super().__init__()
         self.axis = axis
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
         return F.log_softmax(x, self.axis)
 
 
@@ -101,7 +103,7 @@ _BY_NAME = {"relu": ReLU, "relu6": ReLU6, "sigmoid": Sigmoid, "tanh": Tanh, "sil
             "rrelu": RReLU, "hardtanh": Hardtanh, "glu": GLU, "softmax2d": Softmax2d}
 
 
-def get_activation(name):
+def get_activation(name: str) -> Cell:
     """The activation Cell called `name` ('relu', 'sigmoid', 'tanh', 'gelu', 'mish',
     'hswish'...), built with its defaults.
 

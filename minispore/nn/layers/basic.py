@@ -5,6 +5,8 @@
     >>> net(ms.ops.ones((2, 3))).shape
     (2, 4)
 """
+from __future__ import annotations
+from typing import Any, Optional, Union
 import math
 
 from ...core.dtype import float32, to_type
@@ -15,6 +17,7 @@ from ...ops import functional as F
 from .. import validation as V
 from ..cell import Cell
 from .activation import get_activation
+from ...core.hints import Axis, DTypeLike
 
 
 def make_weight(init, shape, dtype, name, owner):
@@ -45,8 +48,8 @@ class Dense(Cell):
     Inputs of shape (*, in_channels) give outputs of shape (*, out_channels).
     """
 
-    def __init__(self, in_channels, out_channels, weight_init=None, bias_init=None,
-                 has_bias=True, activation=None, dtype=float32):
+    def __init__(self, in_channels: int, out_channels: int, weight_init: Any = None, bias_init: Any = None,
+                 has_bias: bool = True, activation: Union[str, Cell, None] = None, dtype: DTypeLike = float32) -> None:
         super().__init__()
         self.in_channels = V.positive_int(in_channels, "in_channels", "Dense")
         self.out_channels = V.positive_int(out_channels, "out_channels", "Dense")
@@ -64,7 +67,7 @@ class Dense(Cell):
                             f"got {type(activation).__name__}")
         self.activation = get_activation(activation) if isinstance(activation, str) else activation
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
         if x.ndim < 1 or x.shape[-1] != self.in_channels:
             raise V.input_error("Dense", x, f"input of shape {x.shape} does not end in "
                                 f"in_channels={self.in_channels}")
@@ -73,7 +76,7 @@ class Dense(Cell):
             x = F.reshape(x, (-1, self.in_channels))
         out = F.matmul(x, F.transpose(self.weight, (1, 0)))
         if self.has_bias:
-            out = F.add(out, self.bias)
+            out = F.add(out, self.bias)  # type: ignore[arg-type]  # has_bias: a Parameter
         if self.activation is not None:
             out = self.activation(out)
         if len(batch_shape) != 1:
@@ -88,11 +91,11 @@ class Dense(Cell):
 class Flatten(Cell):
     """Merge the axes start_dim..end_dim into one (default: all but the batch axis)."""
 
-    def __init__(self, start_dim=1, end_dim=-1):
+    def __init__(self, start_dim: Axis = 1, end_dim: Axis = -1) -> None:
         super().__init__()
         self.start_dim, self.end_dim = start_dim, end_dim
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
         return F.flatten(x, start_dim=self.start_dim, end_dim=self.end_dim)
 
 
@@ -104,7 +107,7 @@ class Dropout(Cell):
     Masks come from the generator `ms.set_seed` seeds.
     """
 
-    def __init__(self, keep_prob=None, p=None, dtype=float32):
+    def __init__(self, keep_prob: Optional[float] = None, p: Optional[float] = None, dtype: DTypeLike = float32) -> None:
         super().__init__()
         if p is None:
             keep_prob = 0.5 if keep_prob is None else keep_prob
@@ -114,7 +117,7 @@ class Dropout(Cell):
         self.p = p
         self.keep_prob = 1.0 - p
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
         if not self.training or self.p == 0.0:
             return x
         return F.dropout(x, p=self.p, training=True)
@@ -136,8 +139,8 @@ class Embedding(Cell):
             the norm is not differentiated, as PyTorch's renormalisation is not).
     """
 
-    def __init__(self, vocab_size, embedding_size, use_one_hot=False, embedding_table="normal",
-                 dtype=None, padding_idx=None, max_norm=None, norm_type=2.0):
+    def __init__(self, vocab_size: int, embedding_size: int, use_one_hot: bool = False, embedding_table: str = "normal",
+                 dtype: Optional[DTypeLike] = None, padding_idx: Optional[int] = None, max_norm: Optional[float] = None, norm_type: float = 2.0) -> None:
         super().__init__()
         self.vocab_size = V.positive_int(vocab_size, "vocab_size", "Embedding")
         self.embedding_size = V.positive_int(embedding_size, "embedding_size", "Embedding")
@@ -156,7 +159,7 @@ class Embedding(Cell):
         self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
         self.embedding_table = table
 
-    def construct(self, ids):
+    def construct(self, ids: Any) -> Tensor:
         if not ids.dtype.is_int:
             raise TypeError(f"Embedding: ids must be an integer tensor, got {ids.dtype}")
         if self.use_one_hot:

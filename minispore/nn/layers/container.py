@@ -7,9 +7,12 @@
     >>> len(net), type(net[1]).__name__
     (3, 'ReLU')
 """
+from __future__ import annotations
+from typing import Any
 from collections import OrderedDict
 
 from ..cell import Cell
+from ...core.hints import Tensor
 
 
 class _OrderedCells(Cell):
@@ -101,7 +104,7 @@ class SequentialCell(_OrderedCells):
     Takes a list of Cells, an OrderedDict name -> Cell, or Cells as separate arguments.
     """
 
-    def __init__(self, *args):
+    def __init__(self, *args: Any) -> None:
         super().__init__()
         if len(args) == 1 and isinstance(args[0], (OrderedDict, dict)):
             entries = list(args[0].items())
@@ -111,7 +114,7 @@ class SequentialCell(_OrderedCells):
             entries = [(None, c) for c in args]
         self._set_entries(entries)
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
         for cell in self._cells.values():
             x = cell(x)
         return x
@@ -126,7 +129,7 @@ class CellList(_OrderedCells):
         6
     """
 
-    def __init__(self, args=None):
+    def __init__(self, args: Any = None) -> None:
         super().__init__()
         self._set_entries([(None, c) for c in (args or [])])
 
@@ -141,7 +144,7 @@ class CellDict(Cell):
         (['a', 'b'], ['a.weight', 'a.bias'])
     """
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__()
         if len(args) > 1:
             raise TypeError(f"CellDict takes at most one positional argument, got {len(args)}")
@@ -201,5 +204,5 @@ class CellDict(Cell):
                 raise TypeError(f"CellDict.update: expected (key, Cell) pairs, got {entry!r}")
             self._add(*entry)
 
-    def construct(self, *inputs):
+    def construct(self, *inputs: Any) -> Tensor:
         raise NotImplementedError("CellDict is a container: call its Cells, not the dict")

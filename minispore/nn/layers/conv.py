@@ -9,6 +9,8 @@ functions with a learnt weight).
     >>> ms.nn.Conv2dTranspose(8, 3, 2, stride=2)(ms.ops.ones((1, 8, 5, 5))).shape
     (1, 3, 10, 10)
 """
+from __future__ import annotations
+from typing import Any, Callable
 import math
 import numbers
 
@@ -18,6 +20,7 @@ from ...ops import functional as F
 from .. import validation as V
 from ..cell import Cell
 from .basic import default_bias_init, make_weight
+from ...core.hints import Tensor, ShapeLike, DTypeLike
 
 _FORMATS = {1: ("NCW", "NCL"), 2: ("NCHW",), 3: ("NCDHW",)}
 
@@ -65,7 +68,7 @@ class _Conv(Cell):
             bias_init = default_bias_init(fan_in) if bias_init is None else bias_init
             self.bias = make_weight(bias_init, (out_channels,), dtype, "bias", owner)
 
-    function = None  # the ops function, called with the layer's attributes
+    function: Callable[..., Tensor]  # the ops function, called with the layer's attributes
 
     def construct(self, x):
         self._check_input(x)
@@ -119,14 +122,14 @@ class Conv2d(_Conv):
     The weight has shape (out_channels, in_channels / group, kh, kw).
     """
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
-                 padding=0, dilation=1, group=1, has_bias=False, weight_init=None,
-                 bias_init=None, data_format="NCHW", dtype=float32):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: ShapeLike, stride: ShapeLike = 1, pad_mode: str = "same",
+                 padding: ShapeLike = 0, dilation: ShapeLike = 1, group: int = 1, has_bias: bool = False, weight_init: Any = None,
+                 bias_init: Any = None, data_format: str = "NCHW", dtype: DTypeLike = float32) -> None:
         V.one_of(data_format, "data_format", "Conv2d", ("NCHW",))
         super().__init__(in_channels, out_channels, kernel_size, stride, pad_mode, padding,
                          dilation, group, has_bias, weight_init, bias_init, dtype)
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
         return F.conv2d(x, self.weight, self.bias, self.stride, self.pad_mode, self.padding,
                         self.dilation, self.group)
 
@@ -141,9 +144,9 @@ class Conv1d(_Conv):
     rank = 1
     function = staticmethod(F.conv1d)
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
-                 padding=0, dilation=1, group=1, has_bias=False, weight_init=None,
-                 bias_init=None, dtype=float32):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: ShapeLike, stride: ShapeLike = 1, pad_mode: str = "same",
+                 padding: ShapeLike = 0, dilation: ShapeLike = 1, group: int = 1, has_bias: bool = False, weight_init: Any = None,
+                 bias_init: Any = None, dtype: DTypeLike = float32) -> None:
         super().__init__(in_channels, out_channels, kernel_size, stride, pad_mode, padding,
                          dilation, group, has_bias, weight_init, bias_init, dtype)
 
@@ -159,9 +162,9 @@ class Conv3d(_Conv):
     rank = 3
     function = staticmethod(F.conv3d)
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
-                 padding=0, dilation=1, group=1, has_bias=False, weight_init=None,
-                 bias_init=None, data_format="NCDHW", dtype=float32):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: ShapeLike, stride: ShapeLike = 1, pad_mode: str = "same",
+                 padding: ShapeLike = 0, dilation: ShapeLike = 1, group: int = 1, has_bias: bool = False, weight_init: Any = None,
+                 bias_init: Any = None, data_format: str = "NCDHW", dtype: DTypeLike = float32) -> None:
         V.one_of(data_format, "data_format", "Conv3d", ("NCDHW",))
         super().__init__(in_channels, out_channels, kernel_size, stride, pad_mode, padding,
                          dilation, group, has_bias, weight_init, bias_init, dtype)
@@ -212,9 +215,9 @@ class Conv3dTranspose(_ConvTranspose):
     rank = 3
     function = staticmethod(F.conv_transpose3d)
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
-                 padding=0, dilation=1, group=1, output_padding=0, has_bias=False,
-                 weight_init=None, bias_init=None, data_format="NCDHW", dtype=float32):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: ShapeLike, stride: ShapeLike = 1, pad_mode: str = "same",
+                 padding: ShapeLike = 0, dilation: ShapeLike = 1, group: int = 1, output_padding: ShapeLike = 0, has_bias: bool = False,
+                 weight_init: Any = None, bias_init: Any = None, data_format: str = "NCDHW", dtype: DTypeLike = float32) -> None:
         V.one_of(data_format, "data_format", "Conv3dTranspose", ("NCDHW",))
         super().__init__(in_channels, out_channels, kernel_size, stride, pad_mode, padding,
                          output_padding, dilation, group, has_bias, weight_init, bias_init,

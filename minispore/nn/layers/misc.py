@@ -4,6 +4,8 @@
     >>> ms.nn.Unflatten(1, (2, 3))(ms.ops.ones((4, 6))).shape
     (4, 2, 3)
 """
+from __future__ import annotations
+from typing import Any, Callable
 import math
 
 from ...core.dtype import float32, to_type
@@ -12,19 +14,20 @@ from ...ops import functional as F
 from .. import validation as V
 from ..cell import Cell
 from .basic import make_weight
+from ...core.hints import Tensor, Axis, DTypeLike
 
 
 class Identity(Cell):
     """Returns its input unchanged (a placeholder layer)."""
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
         return x
 
 
 class Unflatten(Cell):
     """Axis `axis` of the input split into the axes `unflattened_size` (ops.unflatten)."""
 
-    def __init__(self, axis, unflattened_size):
+    def __init__(self, axis: Axis, unflattened_size: Any) -> None:
         super().__init__()
         if isinstance(axis, bool) or not isinstance(axis, int):
             raise TypeError(f"Unflatten: axis must be an int, got {axis!r}")
@@ -33,7 +36,7 @@ class Unflatten(Cell):
                             f"{unflattened_size!r}")
         self.axis, self.unflattened_size = axis, tuple(unflattened_size)
 
-    def construct(self, input):
+    def construct(self, input: Tensor) -> Tensor:
         return F.unflatten(input, self.axis, self.unflattened_size)
 
     def extend_repr(self):
@@ -43,7 +46,7 @@ class Unflatten(Cell):
 class _ChannelDropout(Cell):
     """In training mode, zero each whole channel with probability p and scale the others by
     1 / (1 - p); in evaluation mode pass the input through."""
-    _function = None
+    _function: Callable[..., Tensor]  # the ops function; each subclass sets it
 
     def __init__(self, p=0.5):
         super().__init__()
@@ -83,8 +86,8 @@ class BiDense(Cell):
         (5, 2)
     """
 
-    def __init__(self, in1_channels, in2_channels, out_channels, weight_init=None,
-                 bias_init=None, has_bias=True, dtype=float32):
+    def __init__(self, in1_channels: Any, in2_channels: Any, out_channels: int, weight_init: Any = None,
+                 bias_init: Any = None, has_bias: bool = True, dtype: DTypeLike = float32) -> None:
         super().__init__()
         self.in1_channels = V.positive_int(in1_channels, "in1_channels", "BiDense")
         self.in2_channels = V.positive_int(in2_channels, "in2_channels", "BiDense")
@@ -99,7 +102,7 @@ class BiDense(Cell):
             self.bias = make_weight(Uniform(bound) if bias_init is None else bias_init,
                                     (out_channels,), dtype, "bias", "BiDense")
 
-    def construct(self, input1, input2):
+    def construct(self, input1: Tensor, input2: Tensor) -> Tensor:
         if input1.shape[-1:] != (self.in1_channels,) or input2.shape[-1:] != (self.in2_channels,):
             raise V.input_error("BiDense", input1, f"inputs of shapes {input1.shape} and "
                                 f"{input2.shape} must end in {self.in1_channels} and "

@@ -14,12 +14,15 @@ Parameters are created in MindSpore's order and with its names, so that get_para
 checkpoints line up with MindSpore's: moving_mean (named 'mean' until a parent cell prefixes
 it by its attribute path, '<cell>.moving_mean'), moving_variance ('variance'), gamma, beta.
 """
+from __future__ import annotations
+from typing import Any, Optional
 from ...core.dtype import float32, to_type
 from ...ops import functional as F
 from ...ops.normalization import instance_norm
 from .. import validation as V
 from ..cell import Cell
 from .basic import make_weight
+from ...core.hints import Tensor, DTypeLike
 
 
 def _statistics_and_affine(cell, num_features, affine, inits, dtype, owner):
@@ -99,15 +102,15 @@ class BatchNorm3d(Cell):
         (1, 2, 3, 2, 2)
     """
 
-    def __init__(self, num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init="ones",
-                 beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",
-                 use_batch_statistics=None, dtype=float32):
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.9, affine: bool = True, gamma_init: str = "ones",
+                 beta_init: str = "zeros", moving_mean_init: str = "zeros", moving_var_init: str = "ones",
+                 use_batch_statistics: Optional[bool] = None, dtype: DTypeLike = float32) -> None:
         super().__init__()
         self.bn2d = BatchNorm2d(num_features, eps, momentum, affine, gamma_init, beta_init,
                                 moving_mean_init, moving_var_init, use_batch_statistics,
                                 dtype=dtype)
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
         _check_channels(self, x, (5,), self.bn2d.num_features)
         n, c, d, h, w = x.shape
         return F.reshape(self.bn2d(F.reshape(x, (n, c, d * h, w))), x.shape)
@@ -166,8 +169,8 @@ class LayerNorm(Cell):
         (2, 4)
     """
 
-    def __init__(self, normalized_shape, begin_norm_axis=-1, begin_params_axis=-1,
-                 gamma_init="ones", beta_init="zeros", epsilon=1e-7, dtype=float32):
+    def __init__(self, normalized_shape: Any, begin_norm_axis: int = -1, begin_params_axis: int = -1,
+                 gamma_init: str = "ones", beta_init: str = "zeros", epsilon: float = 1e-7, dtype: DTypeLike = float32) -> None:
         super().__init__()
         if not isinstance(normalized_shape, (tuple, list)):
             raise TypeError(f"LayerNorm: normalized_shape must be a tuple or list, got "
@@ -185,7 +188,7 @@ class LayerNorm(Cell):
         self.gamma = make_weight(gamma_init, self.normalized_shape, dtype, "gamma", "LayerNorm")
         self.beta = make_weight(beta_init, self.normalized_shape, dtype, "beta", "LayerNorm")
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
         axes_fit = all(-x.ndim <= a < x.ndim for a in (self.begin_norm_axis,
                                                        self.begin_params_axis))
         norm_axis, params_axis = self.begin_norm_axis % x.ndim, self.begin_params_axis % x.ndim
@@ -212,8 +215,8 @@ class GroupNorm(Cell):
         (1, 4, 3, 3)
     """
 
-    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, gamma_init="ones",
-                 beta_init="zeros", dtype=float32):
+    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True, gamma_init: str = "ones",
+                 beta_init: str = "zeros", dtype: DTypeLike = float32) -> None:
         super().__init__()
         self.num_groups = V.positive_int(num_groups, "num_groups", "GroupNorm")
         self.num_channels = V.positive_int(num_channels, "num_channels", "GroupNorm")
@@ -227,7 +230,7 @@ class GroupNorm(Cell):
         self.beta = make_weight(beta_init, (num_channels,), dtype, "beta", "GroupNorm")
         self.gamma.requires_grad = self.beta.requires_grad = affine
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
         if x.ndim < 2 or x.shape[1] != self.num_channels:
             raise V.input_error("GroupNorm", x, f"input of shape {x.shape} must be (N, "
                                 f"{self.num_channels}, ...)")
@@ -246,8 +249,8 @@ class LRN(Cell):
         (1, 3, 2, 2)
     """
 
-    def __init__(self, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5,
-                 norm_region="ACROSS_CHANNELS"):
+    def __init__(self, depth_radius: int = 5, bias: float = 1.0, alpha: float = 1.0, beta: float = 0.5,
+                 norm_region: str = "ACROSS_CHANNELS") -> None:
         super().__init__()
         if isinstance(depth_radius, bool) or not isinstance(depth_radius, int) \
                 or depth_radius < 0:
@@ -258,7 +261,7 @@ class LRN(Cell):
         self.depth_radius, self.bias, self.alpha, self.beta = depth_radius, bias, alpha, beta
         self.norm_region = norm_region
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
         if x.ndim != 4:
             raise V.input_error("LRN", x, f"input of shape {x.shape} must be (N, C, H, W)")
         return F.lrn(x, self.depth_radius, self.bias, self.alpha, self.beta, self.norm_region)

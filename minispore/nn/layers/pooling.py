@@ -7,11 +7,14 @@
     >>> ms.nn.AvgPool1d(kernel_size=3, stride=2)(ms.ops.ones((2, 4, 9))).shape
     (2, 4, 4)
 """
+from __future__ import annotations
+from typing import Any
 import numbers
 
 from ...ops import functional as F
 from .. import validation as V
 from ..cell import Cell
+from ...core.hints import Tensor, ShapeLike
 
 
 class _Pool2d(Cell):
@@ -48,13 +51,13 @@ class MaxPool2d(_Pool2d):
         [1]
     """
 
-    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, dilation=1,
-                 return_indices=False, ceil_mode=False, data_format="NCHW"):
+    def __init__(self, kernel_size: ShapeLike = 1, stride: ShapeLike = 1, pad_mode: str = "valid", padding: ShapeLike = 0, dilation: ShapeLike = 1,
+                 return_indices: bool = False, ceil_mode: bool = False, data_format: str = "NCHW") -> None:
         super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode, data_format)
         self.dilation = V.int_pair(dilation, "dilation", "MaxPool2d")
         self.return_indices = V.boolean(return_indices, "return_indices", "MaxPool2d")
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
         return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation,
                             self.return_indices, self.ceil_mode, pad_mode=self.pad_mode)
 
@@ -66,13 +69,13 @@ class AvgPool2d(_Pool2d):
     zero padding counts unless count_include_pad=False. divisor_override replaces the divisor.
     """
 
-    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False,
-                 count_include_pad=True, divisor_override=None, data_format="NCHW"):
+    def __init__(self, kernel_size: ShapeLike = 1, stride: ShapeLike = 1, pad_mode: str = "valid", padding: ShapeLike = 0, ceil_mode: bool = False,
+                 count_include_pad: bool = True, divisor_override: Any = None, data_format: str = "NCHW") -> None:
         super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode, data_format)
         self.count_include_pad = V.boolean(count_include_pad, "count_include_pad", "AvgPool2d")
         self.divisor_override = divisor_override
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
         return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override or 0,
                             pad_mode=self.pad_mode)
@@ -127,8 +130,8 @@ class MaxPool1d(_Pool1d):
         [[[4.0, 3.0]]]
     """
 
-    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, dilation=1,
-                 return_indices=False, ceil_mode=False):
+    def __init__(self, kernel_size: int = 1, stride: int = 1, pad_mode: str = "valid", padding: int = 0, dilation: int = 1,
+                 return_indices: bool = False, ceil_mode: bool = False) -> None:
         owner = "MaxPool1d"
         padding = _single(padding, "padding", owner)
         super().__init__(MaxPool2d((1, _single(kernel_size, "kernel_size", owner)),
@@ -147,8 +150,8 @@ class AvgPool1d(_Pool1d):
         [[[2.5, 2.5]]]
     """
 
-    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False,
-                 count_include_pad=True):
+    def __init__(self, kernel_size: int = 1, stride: int = 1, pad_mode: str = "valid", padding: int = 0, ceil_mode: bool = False,
+                 count_include_pad: bool = True) -> None:
         owner = "AvgPool1d"
         padding = _single(padding, "padding", owner)
         super().__init__(AvgPool2d((1, _single(kernel_size, "kernel_size", owner)),

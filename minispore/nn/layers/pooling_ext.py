@@ -5,9 +5,12 @@ LPPool1d/2d and MaxUnpool2d: Cells over the ops.pool_ext functions.
     >>> ms.nn.AdaptiveAvgPool2d((2, 3))(ms.ops.ones((1, 4, 7, 9))).shape
     (1, 4, 2, 3)
 """
+from __future__ import annotations
+from typing import Any, Callable, Optional, Sequence
 from ...ops import functional as F
 from .. import validation as V
 from ..cell import Cell
+from ...core.hints import Tensor, ShapeLike
 
 
 class MaxPool3d(Cell):
@@ -20,8 +23,8 @@ class MaxPool3d(Cell):
         (1, 1, 2, 2, 2)
     """
 
-    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, dilation=1,
-                 ceil_mode=False, return_indices=False):
+    def __init__(self, kernel_size: ShapeLike = 1, stride: ShapeLike = 1, pad_mode: str = "valid", padding: ShapeLike = 0, dilation: ShapeLike = 1,
+                 ceil_mode: bool = False, return_indices: bool = False) -> None:
         super().__init__()
         self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
         self.pad_mode = V.one_of(str(pad_mode).lower(), "pad_mode", "MaxPool3d",
@@ -30,7 +33,7 @@ class MaxPool3d(Cell):
         self.ceil_mode = V.boolean(ceil_mode, "ceil_mode", "MaxPool3d")
         self.return_indices = V.boolean(return_indices, "return_indices", "MaxPool3d")
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
         return F.max_pool3d(x, self.kernel_size, self.stride, self.padding, self.dilation,
                             self.ceil_mode, self.return_indices, pad_mode=self.pad_mode)
 
@@ -43,8 +46,8 @@ class AvgPool3d(Cell):
         (1, 1, 2, 2, 2)
     """
 
-    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False,
-                 count_include_pad=True, divisor_override=None):
+    def __init__(self, kernel_size: ShapeLike = 1, stride: ShapeLike = 1, pad_mode: str = "valid", padding: ShapeLike = 0, ceil_mode: bool = False,
+                 count_include_pad: bool = True, divisor_override: Any = None) -> None:
         super().__init__()
         self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
         self.pad_mode = V.one_of(str(pad_mode).lower(), "pad_mode", "AvgPool3d",
@@ -53,14 +56,14 @@ class AvgPool3d(Cell):
         self.count_include_pad = V.boolean(count_include_pad, "count_include_pad", "AvgPool3d")
         self.divisor_override = divisor_override or 0
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
         return F.avg_pool3d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override,
                             pad_mode=self.pad_mode)
 
 
 class _Adaptive(Cell):
-    function = None
+    function: Callable[..., Tensor]  # the ops function; each subclass sets it
 
     def __init__(self, output_size):
         super().__init__()
@@ -105,17 +108,17 @@ class AdaptiveMaxPool2d(Cell):
         (1, 2, 2, 2)
     """
 
-    def __init__(self, output_size, return_indices=False):
+    def __init__(self, output_size: ShapeLike, return_indices: bool = False) -> None:
         super().__init__()
         self.output_size = output_size
         self.return_indices = V.boolean(return_indices, "return_indices", "AdaptiveMaxPool2d")
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
         return F.adaptive_max_pool2d(x, self.output_size, self.return_indices)
 
 
 class _LPPool(Cell):
-    function = None
+    function: Callable[..., Tensor]  # the ops function; each subclass sets it
 
     def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
         super().__init__()
@@ -152,11 +155,11 @@ class MaxUnpool2d(Cell):
         (1, 1, 4, 4)
     """
 
-    def __init__(self, kernel_size, stride=None, padding=0, output_size=()):
+    def __init__(self, kernel_size: ShapeLike, stride: Optional[ShapeLike] = None, padding: ShapeLike = 0, output_size: Optional[Sequence[int]] = ()) -> None:
         super().__init__()
         self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
         self.output_size = tuple(output_size) if output_size is not None else ()
 
-    def construct(self, x, indices):
+    def construct(self, x: Tensor, indices: Tensor) -> Tensor:
         return F.max_unpool2d(x, indices, self.kernel_size, self.stride, self.padding,
                               self.output_size or None)

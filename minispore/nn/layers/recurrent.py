@@ -22,6 +22,7 @@ MindSpore's ReverseSequence does.
     >>> out.shape, h.shape
     ((3, 5, 16), (2, 3, 16))
 """
+from __future__ import annotations
 import math
 import numbers
 
@@ -37,6 +38,7 @@ from .. import validation as V
 from ..cell import Cell
 from .basic import Dropout, make_weight
 from .rnn_cells import GATES, cast_like, chunks, input_projection, step
+from ...core.hints import DTypeLike
 
 
 def _unstack(x):
@@ -243,7 +245,7 @@ class RNN(_RNNBase):
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
                  has_bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
-                 bidirectional: bool = False, dtype=float32, *, nonlinearity: str = "tanh"):
+                 bidirectional: bool = False, dtype: DTypeLike = float32, *, nonlinearity: str = "tanh") -> None:
         V.one_of(nonlinearity, "nonlinearity", "RNN", ("tanh", "relu"))
         super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size,
                          hidden_size, num_layers, has_bias, batch_first, dropout, bidirectional,
@@ -277,7 +279,7 @@ class LSTM(_RNNBase):
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
                  has_bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
-                 bidirectional: bool = False, dtype=float32):
+                 bidirectional: bool = False, dtype: DTypeLike = float32) -> None:
         super().__init__("LSTM", input_size, hidden_size, num_layers, has_bias, batch_first,
                          dropout, bidirectional, dtype)
 
@@ -309,6 +311,6 @@ class GRU(_RNNBase):
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
                  has_bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
-                 bidirectional: bool = False, dtype=float32):
+                 bidirectional: bool = False, dtype: DTypeLike = float32) -> None:
         super().__init__("GRU", input_size, hidden_size, num_layers, has_bias, batch_first,
                          dropout, bidirectional, dtype)

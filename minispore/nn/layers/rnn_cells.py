@@ -13,6 +13,7 @@ step, and its gradient into one or two.
     >>> h.shape
     (3, 16)
 """
+from __future__ import annotations
 import math
 
 from ...core.dtype import float32, to_type
@@ -23,6 +24,7 @@ from ...ops.array import split_v
 from .. import validation as V
 from ..cell import Cell
 from .basic import make_weight
+from ...core.hints import DTypeLike
 
 # gates per step: Elman RNN 1, GRU 3 (r, z, n), LSTM 4 (i, f, g, o)
 GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "GRU": 3, "LSTM": 4}
@@ -90,7 +92,7 @@ def check_state(owner, name, h, x, hidden_size):
 class _RNNCellBase(Cell):
     """weight_ih (gates * hidden, input), weight_hh (gates * hidden, hidden), bias_ih and
     bias_hh (gates * hidden), all U(-1/sqrt(hidden), 1/sqrt(hidden)) as in MindSpore."""
-    _mode = None
+    _mode: str  # "RNN_TANH", "LSTM"...: each subclass sets it
 
     def __init__(self, input_size: int, hidden_size: int, has_bias: bool = True,
                  dtype=float32):
@@ -147,13 +149,13 @@ class RNNCell(_RNNCellBase):
     _mode = "RNN_TANH"  # (one gate either way; relu is set after the parameters)
 
     def __init__(self, input_size: int, hidden_size: int, has_bias: bool = True,
-                 nonlinearity: str = "tanh", dtype=float32):
+                 nonlinearity: str = "tanh", dtype: DTypeLike = float32) -> None:
         V.one_of(nonlinearity, "nonlinearity", "RNNCell", ("tanh", "relu"))
         super().__init__(input_size, hidden_size, has_bias, dtype)
         self.nonlinearity = nonlinearity
         self._mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
 
-    def construct(self, x, hx):
+    def construct(self, x: Tensor, hx: Tensor) -> Tensor:
         self._check_x(x)
         check_state("RNNCell", "hx", hx, x, self.hidden_size)
         return self._step(x, hx)
@@ -177,7 +179,7 @@ class LSTMCell(_RNNCellBase):
     """
     _mode = "LSTM"
 
-    def construct(self, x, hx):
+    def construct(self, x: Tensor, hx: Tensor) -> Tensor:
         self._check_x(x)
         if not isinstance(hx, (tuple, list)) or len(hx) != 2:
             raise TypeError(f"LSTMCell: hx must be a tuple (h, c), got {type(hx).__name__}")
@@ -204,7 +206,7 @@ class GRUCell(_RNNCellBase):
     """
     _mode = "GRU"
 
-    def construct(self, x, hx):
+    def construct(self, x: Tensor, hx: Tensor) -> Tensor:
         self._check_x(x)
         check_state("GRUCell", "hx", hx, x, self.hidden_size)
         return self._step(x, hx)

@@ -11,6 +11,8 @@ One difference from MindSpore's source: `TransformerEncoder`/`TransformerDecoder
 `num_layers` independent layers (MindSpore's CellList repeats one layer object, so its layers
 share weights; PyTorch's, like these, do not).
 """
+from __future__ import annotations
+from typing import Any, Optional
 import math
 
 from ...core.dtype import float32, to_type
@@ -24,6 +26,7 @@ from .activation import GELU, ReLU
 from .basic import Dense, Dropout
 from .container import CellList
 from .normalization import LayerNorm
+from ...core.hints import Tensor, DTypeLike
 
 
 class MultiheadAttention(Cell):
@@ -45,8 +48,8 @@ class MultiheadAttention(Cell):
         [(5, 3, 8), (3, 5, 5)]
     """
 
-    def __init__(self, embed_dim, num_heads, dropout=0.0, has_bias=True, add_bias_kv=False,
-                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, dtype=float32):
+    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, has_bias: bool = True, add_bias_kv: bool = False,
+                 add_zero_attn: bool = False, kdim: Any = None, vdim: Any = None, batch_first: bool = False, dtype: DTypeLike = float32) -> None:
         super().__init__()
         who = "MultiheadAttention"
         self.embed_dim = V.positive_int(embed_dim, "embed_dim", who)
@@ -62,9 +65,11 @@ class MultiheadAttention(Cell):
         self.head_dim = embed_dim // num_heads
         dtype = to_type(dtype)
         if self._qkv_same_embed_dim:
-            self.in_proj_weight = Parameter(
+            self.in_proj_weight: Optional[Parameter] = Parameter(
                 initializer(XavierUniform(), (3 * embed_dim, embed_dim), dtype), "in_proj_weight")
-            self.q_proj_weight = self.k_proj_weight = self.v_proj_weight = None
+            self.q_proj_weight: Optional[Parameter] = None
+            self.k_proj_weight: Optional[Parameter] = None
+            self.v_proj_weight: Optional[Parameter] = None
         else:
             self.q_proj_weight = Parameter(
                 initializer(XavierUniform(), (embed_dim, embed_dim), dtype), "q_proj_weight")
@@ -86,8 +91,8 @@ class MultiheadAttention(Cell):
             self.bias_v = Parameter(initializer(XavierNormal(), (1, 1, embed_dim), dtype), "bias_v")
         self.add_zero_attn = bool(add_zero_attn)
 
-    def construct(self, query, key, value, key_padding_mask=None, need_weights=True,
-                  attn_mask=None, average_attn_weights=True):
+    def construct(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Optional[Tensor] = None, need_weights: bool = True,
+                  attn_mask: Optional[Tensor] = None, average_attn_weights: bool = True) -> tuple[Tensor, ...]:
         # identity read while tracing: self-attention takes one GEMM for q, k and v
         q_is_k, k_is_v = query is key, key is value
         batched = query.ndim == 3
@@ -194,13 +199,13 @@ class TransformerEncoderLayer(_LayerConfig):
         (3, 5, 8)
     """
 
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
-                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, dtype=float32):
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1, activation: str = "relu",
+                 layer_norm_eps: float = 1e-5, batch_first: bool = False, norm_first: bool = False, dtype: DTypeLike = float32) -> None:
         super().__init__()
         self._configure(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
                         batch_first, norm_first, dtype, cross_attention=False)
 
-    def construct(self, src, src_mask=None, src_key_padding_mask=None):
+    def construct(self, src: Tensor, src_mask: Optional[Tensor] = None, src_key_padding_mask: Optional[Tensor] = None) -> Tensor:
         _check_padding_mask(src_key_padding_mask, "TransformerEncoderLayer")
         x = src
         if self.norm_first:
@@ -225,14 +230,14 @@ class TransformerDecoderLayer(_LayerConfig):
         (4, 3, 8)
     """
 
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
-                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, dtype=float32):
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1, activation: str = "relu",
+                 layer_norm_eps: float = 1e-5, batch_first: bool = False, norm_first: bool = False, dtype: DTypeLike = float32) -> None:
         super().__init__()
         self._configure(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
                         batch_first, norm_first, dtype, cross_attention=True)
 
-    def construct(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
-                  memory_key_padding_mask=None):
+    def construct(self, tgt: Tensor, memory: Tensor, tgt_mask: Optional[Tensor] = None, memory_mask: Optional[Tensor] = None, tgt_key_padding_mask: Optional[Tensor] = None,
+                  memory_key_padding_mask: Optional[Tensor] = None) -> Tensor:
         x = tgt
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask)
@@ -271,11 +276,11 @@ class TransformerEncoder(_Stack):
         (5, 3, 8)
     """
 
-    def __init__(self, encoder_layer, num_layers, norm=None):
+    def __init__(self, encoder_layer: Any, num_layers: int, norm: Any = None) -> None:
         super().__init__()
         self._stack(encoder_layer, TransformerEncoderLayer, num_layers, norm)
 
-    def construct(self, src, src_mask=None, src_key_padding_mask=None):
+    def construct(self, src: Tensor, src_mask: Optional[Tensor] = None, src_key_padding_mask: Optional[Tensor] = None) -> Tensor:
         _check_padding_mask(src_key_padding_mask, "TransformerEncoder")
         output = src
         for layer in self.layers:
@@ -291,12 +296,12 @@ class TransformerDecoder(_Stack):
         (4, 3, 8)
     """
 
-    def __init__(self, decoder_layer, num_layers, norm=None):
+    def __init__(self, decoder_layer: Any, num_layers: int, norm: Any = None) -> None:
         super().__init__()
         self._stack(decoder_layer, TransformerDecoderLayer, num_layers, norm)
 
-    def construct(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
-                  memory_key_padding_mask=None):
+    def construct(self, tgt: Tensor, memory: Tensor, tgt_mask: Optional[Tensor] = None, memory_mask: Optional[Tensor] = None, tgt_key_padding_mask: Optional[Tensor] = None,
+                  memory_key_padding_mask: Optional[Tensor] = None) -> Tensor:
         output = tgt
         for layer in self.layers:
             output = layer(output, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
@@ -315,10 +320,10 @@ class Transformer(Cell):
         (4, 3, 8)
     """
 
-    def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6,
-                 dim_feedforward=2048, dropout=0.1, activation="relu", custom_encoder=None,
-                 custom_decoder=None, layer_norm_eps=1e-5, batch_first=False, norm_first=False,
-                 dtype=float32):
+    def __init__(self, d_model: int = 512, nhead: int = 8, num_encoder_layers: int = 6, num_decoder_layers: int = 6,
+                 dim_feedforward: int = 2048, dropout: float = 0.1, activation: str = "relu", custom_encoder: Any = None,
+                 custom_decoder: Any = None, layer_norm_eps: float = 1e-5, batch_first: bool = False, norm_first: bool = False,
+                 dtype: DTypeLike = float32) -> None:
         super().__init__()
         config = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
                   batch_first, norm_first, dtype)
@@ -339,9 +344,9 @@ class Transformer(Cell):
                 p.set_data(initializer("xavier_uniform", p.shape, p.dtype))
         self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
 
-    def construct(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None,
-                  src_key_padding_mask=None, tgt_key_padding_mask=None,
-                  memory_key_padding_mask=None):
+    def construct(self, src: Tensor, tgt: Tensor, src_mask: Optional[Tensor] = None, tgt_mask: Optional[Tensor] = None, memory_mask: Optional[Tensor] = None,
+                  src_key_padding_mask: Optional[Tensor] = None, tgt_key_padding_mask: Optional[Tensor] = None,
+                  memory_key_padding_mask: Optional[Tensor] = None) -> Tensor:
         batch_axis = 0 if self.batch_first else 1
         if src.ndim == 3 and (tgt.ndim != 3 or src.shape[batch_axis] != tgt.shape[batch_axis]):
             raise ValueError("Transformer: the batch sizes of 'src' and 'tgt' must be equal, got "

@@ -8,6 +8,8 @@ names, arguments and formulas).
     >>> round(float(ms.nn.DiceLoss()(logits, labels)), 6)
     0.385965
 """
+from __future__ import annotations
+from typing import Any, Optional, Union
 from ...core.dtype import int32
 from ...core.tensor import Tensor
 from ...ops import functional as F
@@ -21,13 +23,13 @@ class MultiMarginLoss(LossBase):
     """Multi-class hinge loss of (N, C) scores and class indices (ops.multi_margin_loss); a
     weight given to the constructor overrides the one given to the call."""
 
-    def __init__(self, p=1, margin=1.0, reduction="mean", weight=None):
+    def __init__(self, p: float = 1, margin: float = 1.0, reduction: str = "mean", weight: Optional[Tensor] = None) -> None:
         super().__init__(reduction)
         V.one_of(p, "p", "MultiMarginLoss", (1, 2))
         self.p, self.margin, self.weight = p, V.number_in(margin, "margin", "MultiMarginLoss",
                                                           float("-inf"), float("inf")), weight
 
-    def construct(self, x, target, weight=None):
+    def construct(self, x: Tensor, target: Tensor, weight: Optional[Tensor] = None) -> Tensor:
         weight = self.weight if self.weight is not None else weight
         return F.multi_margin_loss(x, target, self.p, self.margin, weight, self.reduction)
 
@@ -36,7 +38,7 @@ class MultilabelMarginLoss(LossBase):
     """Multi-label hinge loss of (N, C) scores and -1-padded target indices
     (ops.multilabel_margin_loss)."""
 
-    def construct(self, x, target):
+    def construct(self, x: Tensor, target: Tensor) -> Tensor:
         return F.multilabel_margin_loss(x, target, self.reduction)
 
 
@@ -44,11 +46,11 @@ class MultiLabelSoftMarginLoss(LossBase):
     """-mean_c [y log sigmoid(x) + (1 - y) log sigmoid(-x)] * weight per sample of (N, C)
     scores (ops.multilabel_soft_margin_loss)."""
 
-    def __init__(self, weight=None, reduction="mean"):
+    def __init__(self, weight: Optional[Tensor] = None, reduction: str = "mean") -> None:
         super().__init__(reduction)
         self.weight = weight
 
-    def construct(self, x, target):
+    def construct(self, x: Tensor, target: Tensor) -> Tensor:
         return F.multilabel_soft_margin_loss(x, target, self.weight, self.reduction)
 
 
@@ -61,7 +63,7 @@ class FocalLoss(LossBase):
     rule, applied after p_t is taken).
     """
 
-    def __init__(self, weight=None, gamma=2.0, reduction="mean"):
+    def __init__(self, weight: Optional[Tensor] = None, gamma: float = 2.0, reduction: str = "mean") -> None:
         super().__init__(reduction)
         if not isinstance(gamma, float):
             raise TypeError(f"FocalLoss: gamma must be a float, got {gamma!r}")
@@ -71,7 +73,7 @@ class FocalLoss(LossBase):
             raise ValueError(f"FocalLoss: weight must be 1-D, got {weight.ndim} dimensions")
         self.weight, self.gamma = weight, gamma
 
-    def construct(self, logits, labels):
+    def construct(self, logits: Tensor, labels: Tensor) -> Tensor:
         if labels.ndim != logits.ndim or logits.ndim < 2 or \
                 labels.shape[1] not in (1, logits.shape[1]):
             raise V.input_error("FocalLoss", labels, f"labels of shape {labels.shape} do not fit "
@@ -101,11 +103,11 @@ class DiceLoss(LossBase):
     """1 - 2 sum(logits * labels) / (sum(logits^2) + sum(labels^2) + smooth), over every
     element (a scalar)."""
 
-    def __init__(self, smooth=1e-5):
+    def __init__(self, smooth: float = 1e-5) -> None:
         super().__init__()
         self.smooth = V.number_in(smooth, "smooth", "DiceLoss", 0.0, float("inf"), low_open=True)
 
-    def construct(self, logits, label):
+    def construct(self, logits: Tensor, label: Tensor) -> Tensor:
         if logits.ndim != label.ndim:
             raise V.input_error("DiceLoss", logits, f"logits of shape {logits.shape} and labels "
                                 f"of shape {label.shape} must have the same rank")
@@ -120,7 +122,8 @@ class MultiClassDiceLoss(LossBase):
     are); `weights` (C, dim) rescales class i's loss by its row i; class `ignore_indiex`
     (MindSpore's spelling) is left out of the sum but not of the count."""
 
-    def __init__(self, weights=None, ignore_indiex=None, activation="softmax"):
+    def __init__(self, weights: Optional[Tensor] = None, ignore_indiex: Optional[int] = None,
+                 activation: Union[str, Cell, None] = "softmax") -> None:
         super().__init__()
         if weights is not None and (not isinstance(weights, Tensor) or weights.ndim != 2):
             raise ValueError("MultiClassDiceLoss: weights must be a 2-D Tensor or None")
@@ -138,13 +141,13 @@ class MultiClassDiceLoss(LossBase):
         self.weights, self.ignore_indiex, self.activation = weights, ignore_indiex, activation
         self.binarydiceloss = DiceLoss(smooth=1e-5)
 
-    def construct(self, logits, label):
+    def construct(self, logits: Tensor, label: Tensor) -> Tensor:
         if tuple(logits.shape) != tuple(label.shape) or logits.ndim < 2:
             raise V.input_error("MultiClassDiceLoss", logits, f"logits of shape {logits.shape} "
                                 f"and labels of shape {label.shape} must match, rank >= 2")
         if self.activation is not None:
             logits = self.activation(logits)
-        total = 0.0
+        total: Tensor | float = 0.0
         for i in range(label.shape[1]):
             if i != self.ignore_indiex:
                 dice = self.binarydiceloss(logits[:, i], label[:, i])
@@ -158,14 +161,14 @@ class CTCLoss(LossBase):
     """The CTC loss (ops.ctc_loss) of log_probs (T, N, C), or (T, C) with 1-D targets for a
     single sequence, for padded targets (N, S) and their lengths."""
 
-    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> None:
         super().__init__(reduction)
         if isinstance(blank, bool) or not isinstance(blank, int):
             raise TypeError(f"CTCLoss: blank must be an int, got {blank!r}")
         self.blank = blank
         self.zero_infinity = V.boolean(zero_infinity, "zero_infinity", "CTCLoss")
 
-    def construct(self, log_probs, targets, input_lengths, target_lengths):
+    def construct(self, log_probs: Tensor, targets: Tensor, input_lengths: Tensor, target_lengths: Tensor) -> Tensor:
         if log_probs.ndim == 2:
             if targets.ndim > 1:
                 raise V.input_error("CTCLoss", targets, "with (T, C) log_probs the targets must "

@@ -8,6 +8,8 @@
 
 In each, g is the gradient after the base class's weight decay and loss scaling.
 """
+from __future__ import annotations
+from typing import Any
 from ...ops import functional as F
 from .. import validation as V
 from .optimizer import Optimizer
@@ -24,8 +26,8 @@ class Adagrad(Optimizer):
     The accumulators are the Parameters `accum.<name>`, starting at `accum`.
     """
 
-    def __init__(self, params, accum=0.1, learning_rate=0.001, update_slots=True,
-                 loss_scale=1.0, weight_decay=0.0):
+    def __init__(self, params: Any, accum: float = 0.1, learning_rate: float = 0.001, update_slots: bool = True,
+                 loss_scale: float = 1.0, weight_decay: float = 0.0) -> None:
         super().__init__(learning_rate, params, weight_decay, loss_scale)
         start = V.number_in(accum, "accum", "Adagrad", 0.0, float("inf"))
         self.update_slots = V.boolean(update_slots, "update_slots", "Adagrad")
@@ -50,8 +52,8 @@ class ProximalAdagrad(Optimizer):
     The accumulators are the Parameters `accum.<name>`, starting at `accum`.
     """
 
-    def __init__(self, params, accum=0.1, learning_rate=0.001, l1=0.0, l2=0.0,
-                 use_locking=False, loss_scale=1.0, weight_decay=0.0):
+    def __init__(self, params: Any, accum: float = 0.1, learning_rate: float = 0.001, l1: float = 0.0, l2: float = 0.0,
+                 use_locking: bool = False, loss_scale: float = 1.0, weight_decay: float = 0.0) -> None:
         super().__init__(learning_rate, params, weight_decay, loss_scale)
         owner = "ProximalAdagrad"
         start = V.number_in(accum, "accum", owner, 0.0, float("inf"))
@@ -83,8 +85,8 @@ class Adadelta(Optimizer):
     The state is the Parameters `accum.<name>` and `accum_update.<name>`.
     """
 
-    def __init__(self, params, learning_rate=1.0, rho=0.9, epsilon=1e-6, loss_scale=1.0,
-                 weight_decay=0.0):
+    def __init__(self, params: Any, learning_rate: float = 1.0, rho: float = 0.9, epsilon: float = 1e-6, loss_scale: float = 1.0,
+                 weight_decay: float = 0.0) -> None:
         super().__init__(learning_rate, params, weight_decay, loss_scale)
         self.rho = V.number_in(rho, "rho", "Adadelta", 0.0, 1.0)
         self.epsilon = V.number_in(epsilon, "epsilon", "Adadelta", 0.0, float("inf"))

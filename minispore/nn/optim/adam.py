@@ -9,6 +9,8 @@
 
 The bias corrections use t, the 1-based step (`Optimizer.step_index`), in float32.
 """
+from __future__ import annotations
+from typing import Any
 from ...ops import functional as F
 from .. import validation as V
 from .optimizer import Optimizer
@@ -62,9 +64,9 @@ class Adam(_AdamBase):
         ['vhat.weight', 'vhat.bias']
     """
 
-    def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,
-                 use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0,
-                 use_amsgrad=False):
+    def __init__(self, params: Any, learning_rate: float = 1e-3, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8,
+                 use_locking: bool = False, use_nesterov: bool = False, weight_decay: float = 0.0, loss_scale: float = 1.0,
+                 use_amsgrad: bool = False) -> None:
         super().__init__(params, learning_rate, beta1, beta2, eps, weight_decay, loss_scale,
                          ("moment1", "moment2"))
         self.use_nesterov = V.boolean(use_nesterov, "use_nesterov", "Adam")
@@ -102,8 +104,8 @@ class AdamWeightDecay(_AdamBase):
 
     decoupled_weight_decay = True
 
-    def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-6,
-                 weight_decay=0.0, loss_scale=1.0):
+    def __init__(self, params: Any, learning_rate: float = 1e-3, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-6,
+                 weight_decay: float = 0.0, loss_scale: float = 1.0) -> None:
         super().__init__(params, learning_rate, beta1, beta2, eps, weight_decay, loss_scale,
                          ("adam_m", "adam_v"))
 
@@ -124,8 +126,8 @@ class LazyAdam(Adam):
         >>> opt = ms.nn.LazyAdam(net.trainable_params(), learning_rate=1e-3)
     """
 
-    def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,
-                 use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0):
+    def __init__(self, params: Any, learning_rate: float = 1e-3, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8,
+                 use_locking: bool = False, use_nesterov: bool = False, weight_decay: float = 0.0, loss_scale: float = 1.0) -> None:
         super().__init__(params, learning_rate, beta1, beta2, eps, use_locking, use_nesterov,
                          weight_decay, loss_scale)
 
@@ -142,8 +144,8 @@ class AdaMax(_AdamBase):
         >>> opt = ms.nn.AdaMax(net.trainable_params(), learning_rate=0.002, weight_decay=0.01)
     """
 
-    def __init__(self, params, learning_rate=0.001, beta1=0.9, beta2=0.999, eps=1e-08,
-                 weight_decay=0.0, loss_scale=1.0):
+    def __init__(self, params: Any, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-08,
+                 weight_decay: float = 0.0, loss_scale: float = 1.0) -> None:
         super().__init__(params, learning_rate, beta1, beta2, eps, weight_decay, loss_scale,
                          ("moment1", "moment2"))
 

@@ -7,6 +7,8 @@
 
 Both count steps from 1 (s below), as MindSpore's do after incrementing global_step.
 """
+from __future__ import annotations
+from typing import Any
 from ...core.dtype import float32
 from ...core.parameter import Parameter, ParameterTuple
 from ...core.tensor import Tensor
@@ -27,7 +29,7 @@ class ASGD(Optimizer):
     average). ASGD takes no loss_scale.
     """
 
-    def __init__(self, params, learning_rate=0.1, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0.0):
+    def __init__(self, params: Any, learning_rate: float = 0.1, lambd: float = 1e-4, alpha: float = 0.75, t0: float = 1e6, weight_decay: float = 0.0) -> None:
         super().__init__(learning_rate, params, weight_decay)
         owner = "ASGD"
         self.lambd = V.number_in(lambd, "lambd", owner, -float("inf"), float("inf"))
@@ -66,8 +68,8 @@ class Rprop(Optimizer):
     loss_scale.
     """
 
-    def __init__(self, params, learning_rate=0.1, etas=(0.5, 1.2), step_sizes=(1e-6, 50.0),
-                 weight_decay=0.0):
+    def __init__(self, params: Any, learning_rate: float = 0.1, etas: Any = (0.5, 1.2), step_sizes: Any = (1e-6, 50.0),
+                 weight_decay: float = 0.0) -> None:
         super().__init__(learning_rate, params, weight_decay)
         owner = "Rprop"
         if not isinstance(etas, tuple) or len(etas) != 2:

@@ -4,6 +4,8 @@
     >>> net = ms.nn.Dense(3, 1)
     >>> opt = ms.nn.FTRL(net.trainable_params(), learning_rate=0.01, l1=0.001, l2=0.001)
 """
+from __future__ import annotations
+from typing import Any
 import numbers
 
 from ...ops import functional as F
@@ -26,8 +28,8 @@ class FTRL(Optimizer):
 
     decays_every_parameter = True
 
-    def __init__(self, params, initial_accum=0.1, learning_rate=0.001, lr_power=-0.5, l1=0.0,
-                 l2=0.0, use_locking=False, loss_scale=1.0, weight_decay=0.0):
+    def __init__(self, params: Any, initial_accum: float = 0.1, learning_rate: float = 0.001, lr_power: float = -0.5, l1: float = 0.0,
+                 l2: float = 0.0, use_locking: bool = False, loss_scale: float = 1.0, weight_decay: float = 0.0) -> None:
         owner = "FTRL"
         if isinstance(learning_rate, bool) or not isinstance(learning_rate, numbers.Real):
             raise ValueError(f"{owner}: learning_rate must be a float (dynamic learning rates are "

@@ -5,11 +5,14 @@
     >>> opt = ms.nn.Lamb(net.trainable_params(), learning_rate=0.01, weight_decay=0.01)
     >>> opt = ms.nn.LARS(ms.nn.Momentum(net.trainable_params(), 0.1, 0.9), coefficient=0.02)
 """
+from __future__ import annotations
+from typing import Any
 from ...grad import tape
 from ...ops import functional as F
 from .. import validation as V
 from ..cell import Cell
 from .optimizer import Optimizer
+from ...core.hints import Tensor
 
 
 def _norm(x):
@@ -33,7 +36,7 @@ class Lamb(Optimizer):
 
     decoupled_weight_decay = True
 
-    def __init__(self, params, learning_rate, beta1=0.9, beta2=0.999, eps=1e-6, weight_decay=0.0):
+    def __init__(self, params: Any, learning_rate: float, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-6, weight_decay: float = 0.0) -> None:
         super().__init__(learning_rate, params, weight_decay)
         owner = "Lamb"
         self.beta1 = V.number_in(beta1, "beta1", owner, 0.0, 1.0, low_open=True, high_open=True)
@@ -84,8 +87,8 @@ class LARS(Optimizer):
     wrapped optimizer's loss_scale here, once.
     """
 
-    def __init__(self, optimizer, epsilon=1e-05, coefficient=0.001, use_clip=False,
-                 lars_filter=lambda x: "LayerNorm" not in x.name and "bias" not in x.name):
+    def __init__(self, optimizer: Any, epsilon: float = 1e-05, coefficient: float = 0.001, use_clip: bool = False,
+                 lars_filter: Any = lambda x: "LayerNorm" not in x.name and "bias" not in x.name) -> None:
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"LARS: optimizer must be an Optimizer, got {type(optimizer).__name__}")
         # no state of its own (no step, no learning rate): the wrapped optimizer holds it
@@ -119,7 +122,7 @@ class LARS(Optimizer):
         """The weight decay LARS applies to each parameter."""
         return tuple(self._decays)
 
-    def construct(self, gradients):
+    def construct(self, gradients: Any) -> bool:
         gradients = self._checked_gradients(gradients)
         inner = self.opt
         with tape.paused():
@@ -129,7 +132,8 @@ class LARS(Optimizer):
                 if grad is not None and self._inner_scale != 1.0:
                     grad = F.mul(grad, 1.0 / self._inner_scale)
                 if grad is not None and self._lars_flags[i]:
-                    lr = (rates[i] if inner.is_group_lr else rates) if self.use_clip else None
+                    lr = ((rates[i] if inner.is_group_lr else rates)  # type: ignore[index]  # use_clip: rates read above
+                          if self.use_clip else None)
                     grad = self._scaled(param, grad, self._current_decay(i), lr)
                 new.append(grad)
         return inner(tuple(new))

@@ -28,6 +28,8 @@ parameter p, MindSpore's base class turns it into
 and so does this one. Ungrouped, weight decay skips parameters whose name contains 'beta' or
 'gamma' (normalisation layers); a group's weight decay applies to all of its parameters.
 """
+from __future__ import annotations
+from typing import Any
 import numbers
 
 from ...core.dtype import float32, int32
@@ -47,7 +49,7 @@ class Optimizer(Cell):
     decoupled_weight_decay = False  # the rule applies weight decay itself (see decay())
     decays_every_parameter = False  # no 'beta'/'gamma' name filter even ungrouped (FTRL)
 
-    def __init__(self, learning_rate, parameters, weight_decay=0.0, loss_scale=1.0):
+    def __init__(self, learning_rate: float, parameters: Any, weight_decay: float = 0.0, loss_scale: float = 1.0) -> None:
         super().__init__(auto_prefix=False)
         owner = type(self).__name__
         groups, order = parse_groups(parameters, learning_rate, weight_decay, owner)
@@ -135,7 +137,7 @@ class Optimizer(Cell):
         """During an update: the weight decay of parameter `index` this step (0 if none)."""
         return self._step_decays[index]
 
-    def construct(self, gradients):
+    def construct(self, gradients: Any) -> bool:
         gradients = self._checked_gradients(gradients)
         with tape.paused():
             rates = [lr.value(self.global_step) for lr in self._lrs]

@@ -5,6 +5,8 @@
     >>> opt = ms.nn.RMSProp(net.trainable_params(), learning_rate=0.01, momentum=0.9)
     >>> opt = ms.nn.RMSProp(net.trainable_params(), centered=True)
 """
+from __future__ import annotations
+from typing import Any
 from ...ops import functional as F
 from .. import validation as V
 from .optimizer import Optimizer
@@ -26,8 +28,8 @@ class RMSProp(Optimizer):
     centered, `mean_grad.<name>`.
     """
 
-    def __init__(self, params, learning_rate=0.1, decay=0.9, momentum=0.0, epsilon=1e-10,
-                 use_locking=False, centered=False, loss_scale=1.0, weight_decay=0.0):
+    def __init__(self, params: Any, learning_rate: float = 0.1, decay: float = 0.9, momentum: float = 0.0, epsilon: float = 1e-10,
+                 use_locking: bool = False, centered: bool = False, loss_scale: float = 1.0, weight_decay: float = 0.0) -> None:
         super().__init__(learning_rate, params, weight_decay, loss_scale)
         owner = "RMSProp"
         self.decay_rate = V.number_in(decay, "decay", owner, 0.0, float("inf"))

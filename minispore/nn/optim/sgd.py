@@ -5,6 +5,8 @@
     >>> opt = ms.nn.SGD(net.trainable_params(), learning_rate=0.1, momentum=0.9, nesterov=True)
     >>> opt = ms.nn.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9)
 """
+from __future__ import annotations
+from typing import Any
 from ...context import config
 from ...ops import functional as F
 from .. import validation as V
@@ -21,8 +23,8 @@ class SGD(Optimizer):
     Without momentum, p -= lr * g. The velocities are the Parameters `accum.<name>`.
     """
 
-    def __init__(self, params, learning_rate=0.1, momentum=0.0, dampening=0.0, weight_decay=0.0,
-                 nesterov=False, loss_scale=1.0):
+    def __init__(self, params: Any, learning_rate: float = 0.1, momentum: float = 0.0, dampening: float = 0.0, weight_decay: float = 0.0,
+                 nesterov: bool = False, loss_scale: float = 1.0) -> None:
         super().__init__(learning_rate, params, weight_decay, loss_scale)
         self.momentum = V.number_in(momentum, "momentum", "SGD", 0.0, float("inf"))
         self.dampening = V.number_in(dampening, "dampening", "SGD", 0.0, float("inf"))
@@ -60,8 +62,8 @@ class Momentum(Optimizer):
     The velocities are the Parameters `moments.<name>`.
     """
 
-    def __init__(self, params, learning_rate, momentum, weight_decay=0.0, loss_scale=1.0,
-                 use_nesterov=False):
+    def __init__(self, params: Any, learning_rate: float, momentum: float, weight_decay: float = 0.0, loss_scale: float = 1.0,
+                 use_nesterov: bool = False) -> None:
         super().__init__(learning_rate, params, weight_decay, loss_scale)
         self.momentum = V.number_in(momentum, "momentum", "Momentum", 0.0, float("inf"))
         self.use_nesterov = V.boolean(use_nesterov, "use_nesterov", "Momentum")
