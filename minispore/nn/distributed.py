@@ -6,8 +6,13 @@
 `TrainOneStepCell` and `Model` do this by themselves once
 `set_auto_parallel_context(parallel_mode=DATA_PARALLEL)` is set and several processes run.
 """
+from typing import Any, Optional, Sequence, Tuple
+
 from ..context import parallel
 from ..core.dtype import float32
+from ..core.hints import DTypeLike
+from ..core.parameter import Parameter
+from ..core.tensor import Tensor
 from ..ops import functional as F
 from ..ops.collective import ReduceOp, all_reduce_p
 from ..ops.primitive import bind
@@ -31,8 +36,9 @@ class DistributedGradReducer(Cell):
         fusion_type, group: MindSpore's; `group` names the communication group.
     """
 
-    def __init__(self, parameters, mean=None, degree=None, fusion_type=1,
-                 group=parallel.WORLD_GROUP):
+    def __init__(self, parameters: Sequence[Parameter], mean: Optional[bool] = None,
+                 degree: Optional[int] = None, fusion_type: int = 1,
+                 group: str = parallel.WORLD_GROUP) -> None:
         super().__init__(auto_prefix=False)
         self.mean = parallel.get_auto_parallel_context("gradients_mean") if mean is None \
             else bool(mean)
@@ -40,9 +46,9 @@ class DistributedGradReducer(Cell):
         self.group = group
         self._split_points = tuple(parallel.get_auto_parallel_context("all_reduce_fusion_config"))
 
-    def construct(self, grads):
+    def construct(self, grads: Sequence[Tensor]) -> Tuple[Tensor, ...]:
         grads = tuple(grads)
-        reduced = [None] * len(grads)
+        reduced: list = [None] * len(grads)
         for bucket in self._buckets(grads):
             flat = F.concat([F.reshape(grads[i], (-1,)) for i in bucket], 0) \
                 if len(bucket) > 1 else F.reshape(grads[bucket[0]], (-1,))
@@ -84,9 +90,11 @@ class SyncBatchNorm(_BatchNorm):
     """
     _ranks = (2, 3, 4)
 
-    def __init__(self, num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init="ones",
-                 beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",
-                 use_batch_statistics=None, process_groups=None, dtype=float32):
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.9,
+                 affine: bool = True, gamma_init: Any = "ones", beta_init: Any = "zeros",
+                 moving_mean_init: Any = "zeros", moving_var_init: Any = "ones",
+                 use_batch_statistics: Optional[bool] = None,
+                 process_groups: Optional[str] = None, dtype: DTypeLike = float32) -> None:
         super().__init__(num_features, eps, momentum, affine, gamma_init, beta_init,
                          moving_mean_init, moving_var_init, use_batch_statistics, "NCHW", dtype)
         if process_groups is not None and not isinstance(process_groups, str):
@@ -94,7 +102,7 @@ class SyncBatchNorm(_BatchNorm):
                             "communication.create_group) or None")
         self.group = process_groups or parallel.WORLD_GROUP
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
         _check_channels(self, x, self._ranks, self.num_features)
         use_batch = self.training if self.use_batch_statistics is None \
             else self.use_batch_statistics
