@@ -5,8 +5,11 @@ or getitem with index tensors, so gradients and fusion come from those rows.
     >>> ops.triu(ms.Tensor(np.ones((2, 3), np.float32))).asnumpy().tolist()
     [[1.0, 1.0, 1.0], [0.0, 1.0, 1.0]]
 """
+from typing import Optional
+
 import numpy as np
 
+from ..core.hints import DTypeLike, TensorLike
 from ..core.tensor import Tensor
 from . import functional as F
 from .arguments import as_tensor, axis_arg, op_error
@@ -20,35 +23,35 @@ def _masked(x, mask):
     return F.where(Tensor(mask), x, F.zeros((), x.dtype))
 
 
-def _matrix(op, input):
+def _matrix(op: str, input: TensorLike) -> Tensor:
     x = as_tensor(input)
     if x.ndim < 2:
         raise op_error(op, (x,), "input must have at least 2 dimensions", ValueError)
     return x
 
 
-def tril(input, diagonal=0):
+def tril(input: TensorLike, diagonal: int = 0) -> Tensor:
     """The lower triangle of the last two axes (elements with column - row <= diagonal)."""
     x = _matrix("tril", input)
-    return _masked(x, np.tri(*x.shape[-2:], k=int(diagonal), dtype=bool))
+    return _masked(x, np.tri(x.shape[-2], x.shape[-1], k=int(diagonal), dtype=bool))
 
 
-def triu(input, diagonal=0):
+def triu(input: TensorLike, diagonal: int = 0) -> Tensor:
     """The upper triangle of the last two axes (elements with column - row >= diagonal)."""
     x = _matrix("triu", input)
-    return _masked(x, ~np.tri(*x.shape[-2:], k=int(diagonal) - 1, dtype=bool))
+    return _masked(x, ~np.tri(x.shape[-2], x.shape[-1], k=int(diagonal) - 1, dtype=bool))
 
 
-def matrix_band_part(x, lower, upper):
+def matrix_band_part(x: TensorLike, lower: int, upper: int) -> Tensor:
     """Elements with row - column <= lower and column - row <= upper (negative: no limit)."""
-    x = _matrix("matrix_band_part", x)
-    rows, cols = np.indices(x.shape[-2:])
+    m = _matrix("matrix_band_part", x)
+    rows, cols = np.indices(m.shape[-2:])
     keep = ((int(lower) < 0) | (rows - cols <= int(lower))) & \
            ((int(upper) < 0) | (cols - rows <= int(upper)))
-    return _masked(x, keep)
+    return _masked(m, keep)
 
 
-def diagonal(input, offset=0, dim1=0, dim2=1):
+def diagonal(input: TensorLike, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The diagonal (offset above the main one when positive) of the planes spanned by dim1
     and dim2; those axes go and the diagonal becomes the last axis."""
     x = as_tensor(input)
@@ -63,7 +66,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     return F.getitem(x, (Ellipsis, rows, cols))
 
 
-def trace(input):
+def trace(input: TensorLike) -> Tensor:
     """The sum of a matrix's main diagonal."""
     x = as_tensor(input)
     if x.ndim != 2:
@@ -71,7 +74,7 @@ def trace(input):
     return F.sum(diagonal(x))
 
 
-def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+def diag_embed(input: TensorLike, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """Matrices with input's last axis on their `offset` diagonal, in the axes dim1/dim2 of
     the result (one more axis than input)."""
     x = as_tensor(input)
@@ -86,12 +89,12 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return F.movedim(out, (rank - 2, rank - 1), (dim1 % rank, dim2 % rank))
 
 
-def diagflat(input, offset=0):
+def diagflat(input: TensorLike, offset: int = 0) -> Tensor:
     """A matrix with the flattened input on its `offset` diagonal."""
     return diag_embed(F.reshape(as_tensor(input), (-1,)), offset)
 
 
-def diag(input):
+def diag(input: TensorLike) -> Tensor:
     """MindSpore's diag: for input of shape S, the tensor of shape S + S holding input[i] at
     (i, i) and 0 elsewhere (a 1-D input gives a diagonal matrix)."""
     x = as_tensor(input)
@@ -103,17 +106,19 @@ def _triangle_indices(fn, row, col, offset, dtype):
     return Tensor(np.stack([rows, cols]).astype(F.to_np(dtype) if dtype else np.int64))
 
 
-def tril_indices(row, col, offset=0, *, dtype=None):
+def tril_indices(row: int, col: int, offset: int = 0, *,
+                 dtype: Optional[DTypeLike] = None) -> Tensor:
     """The (2, N) row and column indices of the lower triangle of a row x col matrix."""
     return _triangle_indices(np.tril_indices, row, col, offset, dtype)
 
 
-def triu_indices(row, col, offset=0, *, dtype=None):
+def triu_indices(row: int, col: int, offset: int = 0, *,
+                 dtype: Optional[DTypeLike] = None) -> Tensor:
     """The (2, N) row and column indices of the upper triangle of a row x col matrix."""
     return _triangle_indices(np.triu_indices, row, col, offset, dtype)
 
 
-def block_diag(*inputs):
+def block_diag(*inputs: TensorLike) -> Tensor:
     """The block-diagonal matrix of the inputs (0-d and 1-D ones count as one row)."""
     blocks = [F.reshape(t, (1, -1)) if t.ndim < 2 else t for t in map(as_tensor, inputs)]
     width = sum(b.shape[1] for b in blocks)
