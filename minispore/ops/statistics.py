@@ -6,8 +6,12 @@ vector and matrix norms. Every one is exact as a composition, so gradients come 
     Tensor(shape=[], dtype=Float32, value= 1.66667)
 """
 import builtins
+from typing import Optional, Tuple, Union
 
 import numpy as np
+
+from ..core.hints import Axis, DTypeLike, TensorLike
+from ..core.tensor import Tensor
 
 from . import functional as F
 from .arguments import as_tensor, axis_arg, op_error
@@ -18,9 +22,9 @@ __all__ = ["var", "std", "var_mean", "std_mean", "median", "nanmedian", "quantil
            "vector_norm", "matrix_norm", "ptp", "trapz"]
 
 
-def _float(x):
-    x = as_tensor(x)
-    return x if x.dtype.is_float else F.cast(x, np.float32)
+def _float(x: TensorLike) -> Tensor:
+    t = as_tensor(x)
+    return t if t.dtype.is_float else F.cast(t, np.float32)
 
 
 def _count(x, axes):
@@ -28,7 +32,8 @@ def _count(x, axes):
                        dtype=np.int64))
 
 
-def var(input, axis=None, ddof=0, keepdims=False, *, keep_dims=None):
+def var(input: TensorLike, axis: Optional[Axis] = None, ddof: int = 0, keepdims: bool = False,
+        *, keep_dims: Optional[bool] = None) -> Tensor:
     """Variance over `axis` with `ddof` degrees of freedom removed (True means 1).
 
         >>> ops.var(ms.Tensor([[1.0, 3.0], [2.0, 6.0]]), axis=1)
@@ -42,27 +47,31 @@ def var(input, axis=None, ddof=0, keepdims=False, *, keep_dims=None):
     return F.div(F.sum(F.mul(centered, centered), axes, keep), float(divisor))
 
 
-def std(input, axis=None, ddof=0, keepdims=False, *, keep_dims=None):
+def std(input: TensorLike, axis: Optional[Axis] = None, ddof: int = 0, keepdims: bool = False,
+        *, keep_dims: Optional[bool] = None) -> Tensor:
     """Standard deviation over `axis` (see var)."""
     return F.sqrt(var(input, axis, ddof, keepdims, keep_dims=keep_dims))
 
 
-def var_mean(input, axis=None, ddof=0, keepdims=False):
+def var_mean(input: TensorLike, axis: Optional[Axis] = None, ddof: int = 0,
+             keepdims: bool = False) -> Tuple[Tensor, Tensor]:
     """(variance, mean) over `axis`."""
     return var(input, axis, ddof, keepdims), F.mean(_float(input), axis, keepdims)
 
 
-def std_mean(input, axis=None, ddof=0, keepdims=False):
+def std_mean(input: TensorLike, axis: Optional[Axis] = None, ddof: int = 0,
+             keepdims: bool = False) -> Tuple[Tensor, Tensor]:
     """(standard deviation, mean) over `axis`."""
     return std(input, axis, ddof, keepdims), F.mean(_float(input), axis, keepdims)
 
 
-def ptp(input, axis=None, keepdims=False):
+def ptp(input: TensorLike, axis: Optional[Axis] = None, keepdims: bool = False) -> Tensor:
     """max - min over `axis` (peak to peak)."""
     return F.sub(F.amax(input, axis, keepdims), F.amin(input, axis, keepdims))
 
 
-def trapz(y, x=None, *, dx=1.0, dim=-1):
+def trapz(y: TensorLike, x: Optional[TensorLike] = None, *, dx: float = 1.0,
+          dim: int = -1) -> Tensor:
     """The integral of y along `dim` by the trapezoidal rule (sample points x, or spacing dx)."""
     y = _float(y)
     dim = axis_arg("trapz", y, dim)
@@ -76,7 +85,8 @@ def trapz(y, x=None, *, dx=1.0, dim=-1):
     return F.sum(F.mul(mids, steps), dim)
 
 
-def logsumexp(input, dim=None, keepdim=False, *, axis=None, keep_dims=None):
+def logsumexp(input: TensorLike, dim: Optional[Axis] = None, keepdim: bool = False, *,
+              axis: Optional[Axis] = None, keep_dims: Optional[bool] = None) -> Tensor:
     """log(sum(exp(input))) over `dim`, shifted by the max so that exp cannot overflow."""
     x = _float(input)
     axes = F.normalize_axes(dim if axis is None else axis, x.ndim)
@@ -89,7 +99,8 @@ def logsumexp(input, dim=None, keepdim=False, *, axis=None, keep_dims=None):
 
 # ***** NaN-aware reductions *****
 
-def nansum(input, axis=None, keepdims=False, *, dtype=None):
+def nansum(input: TensorLike, axis: Optional[Axis] = None, keepdims: bool = False, *,
+           dtype: Optional[DTypeLike] = None) -> Tensor:
     """Sum over `axis`, nan counted as 0."""
     x = as_tensor(input)
     if x.dtype.is_float:
@@ -98,7 +109,8 @@ def nansum(input, axis=None, keepdims=False, *, dtype=None):
     return out if dtype is None else F.cast(out, dtype)
 
 
-def nanmean(input, axis=None, keepdims=False, *, dtype=None):
+def nanmean(input: TensorLike, axis: Optional[Axis] = None, keepdims: bool = False, *,
+            dtype: Optional[DTypeLike] = None) -> Tensor:
     """Mean over `axis` of the elements that are not nan."""
     x = _float(input)
     counted = F.sum(F.cast(F.logical_not(F.isnan(x)), x.dtype), axis, keepdims)
@@ -106,14 +118,16 @@ def nanmean(input, axis=None, keepdims=False, *, dtype=None):
     return out if dtype is None else F.cast(out, dtype)
 
 
-def count_nonzero(x, axis=(), keep_dims=False, dtype=None):
+def count_nonzero(x: TensorLike, axis: Axis = (), keep_dims: bool = False,
+                  dtype: Optional[DTypeLike] = None) -> Tensor:
     """The number of non-zero elements over `axis` (() = all), Int32 by default."""
     x = as_tensor(x)
     out = F.sum(F.cast(F.not_equal(x, 0), np.int32), axis, keep_dims)
     return F.cast(out, np.int32 if dtype is None else dtype)
 
 
-def aminmax(input, *, axis=0, keepdims=False):
+def aminmax(input: TensorLike, *, axis: Optional[int] = 0,
+            keepdims: bool = False) -> Tuple[Tensor, Tensor]:
     """(minimum, maximum) over `axis` (None: all elements)."""
     return F.amin(input, axis, keepdims), F.amax(input, axis, keepdims)
 
@@ -130,7 +144,7 @@ def _take(values, axis, position, keepdims):
     return out if keepdims else F.squeeze(out, axis)
 
 
-def median(input, axis=-1, keepdims=False):
+def median(input: TensorLike, axis: int = -1, keepdims: bool = False) -> Tuple[Tensor, Tensor]:
     """(values, indices): the lower median along `axis` and its position in input.
 
         >>> ops.median(ms.Tensor([[1.0, 3.0, 2.0, 4.0]]))[0]
@@ -150,7 +164,8 @@ def _valid_counts(x, axis):
     return F.sum(F.cast(F.logical_not(F.isnan(x)), np.int64), (axis,), True)
 
 
-def nanmedian(input, axis=-1, keepdims=False):
+def nanmedian(input: TensorLike, axis: int = -1,
+              keepdims: bool = False) -> Tuple[Tensor, Tensor]:
     """(values, indices): the lower median of the non-nan elements along `axis` (sort puts
     nan last, so it sits at position (count - 1) // 2); nan where a slice is all nan."""
     x = as_tensor(input)
@@ -190,20 +205,23 @@ def _quantile(name, input, q, axis, keepdims, skip_nan):
     return outs[0] if np.ndim(q) == 0 and not hasattr(q, "asnumpy") else F.stack(outs)
 
 
-def quantile(input, q, axis=None, keepdims=False):
+def quantile(input: TensorLike, q: TensorLike, axis: Optional[int] = None,
+             keepdims: bool = False) -> Tensor:
     """The q-th quantiles along `axis` (None: all elements), interpolating linearly between
     ranks; q a number in [0, 1] or a 1-D tensor of them (its axis first in the result)."""
     return _quantile("quantile", input, q, axis, keepdims, skip_nan=False)
 
 
-def nanquantile(input, q, axis=None, keepdims=False):
+def nanquantile(input: TensorLike, q: TensorLike, axis: Optional[int] = None,
+                keepdims: bool = False) -> Tensor:
     """quantile over the elements that are not nan."""
     return _quantile("nanquantile", input, q, axis, keepdims, skip_nan=True)
 
 
 # ***** norms *****
 
-def vector_norm(x, ord=2, axis=None, keepdims=False, *, dtype=None):
+def vector_norm(x: TensorLike, ord: Union[int, float] = 2, axis: Optional[Axis] = None,
+                keepdims: bool = False, *, dtype: Optional[DTypeLike] = None) -> Tensor:
     """The vector `ord`-norm over `axis` (None: all elements): sum(|x|**ord)**(1/ord); inf
     and -inf give max/min |x|, 0 the number of non-zero elements."""
     x = _float(x) if dtype is None else F.cast(as_tensor(x), dtype)
@@ -222,7 +240,9 @@ def vector_norm(x, ord=2, axis=None, keepdims=False, *, dtype=None):
     return F.pow(F.sum(F.pow(magnitude, float(ord)), axes, keepdims), 1.0 / ord)
 
 
-def matrix_norm(A, ord="fro", axis=(-2, -1), keepdims=False, *, dtype=None):
+def matrix_norm(A: TensorLike, ord: Union[str, int, float] = "fro",
+                axis: Tuple[int, int] = (-2, -1), keepdims: bool = False, *,
+                dtype: Optional[DTypeLike] = None) -> Tensor:
     """The matrix norm over the two axes `axis`: 'fro', 'nuc', inf/-inf (max/min row sum),
     1/-1 (max/min column sum), 2/-2 (largest/smallest singular value)."""
     A = _float(A) if dtype is None else F.cast(as_tensor(A), dtype)
@@ -248,7 +268,10 @@ def matrix_norm(A, ord="fro", axis=(-2, -1), keepdims=False, *, dtype=None):
     raise op_error("matrix_norm", (A,), f"ord={ord!r} is not a matrix norm", ValueError)
 
 
-def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, axis=None, keep_dims=None):
+def norm(A: TensorLike, ord: Optional[Union[str, int, float]] = None,
+         dim: Optional[Axis] = None, keepdim: bool = False, *,
+         dtype: Optional[DTypeLike] = None, axis: Optional[Axis] = None,
+         keep_dims: Optional[bool] = None) -> Tensor:
     """Vector or matrix norm (MindSpore's ops.norm): with ord None, the 2-norm of all
     elements or over `dim`; an int `dim` (or a 1-D A) takes a vector norm, a pair of axes
     (or a 2-D A with ord given) a matrix norm.
@@ -263,6 +286,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, axis=None, keep_di
         raise op_error("norm", (A,), "input must be a float tensor", OpTypeError)
     if isinstance(ord, str) or (ord is not None and (
             (isinstance(dim, (tuple, list)) and len(dim) == 2) or (dim is None and A.ndim == 2))):
-        return matrix_norm(A, "fro" if ord is None else ord,
-                           (-2, -1) if dim is None else tuple(dim), keep, dtype=dtype)
+        pair = (-2, -1) if dim is None else tuple(dim)  # type: ignore[arg-type]  # a pair here
+        return matrix_norm(A, "fro" if ord is None else ord, pair,  # type: ignore[arg-type]
+                           keep, dtype=dtype)
     return vector_norm(A, 2 if ord is None else ord, dim, keep, dtype=dtype)
