@@ -8,8 +8,12 @@ rows: gradients and both modes come from matmul, the elementwise rows and the SV
     [[ 1,  2],
      [10, 20]])
 """
+from typing import Optional, Sequence, Union
+
 import numpy as np
 
+from ..core.hints import Axis, Scalar, TensorLike
+from ..core.tensor import Tensor
 from . import functional as F
 from .arguments import as_tensor, axis_arg, op_error
 from .primitive import OpShapeError
@@ -20,15 +24,18 @@ __all__ = ["dot", "vdot", "inner", "outer", "ger", "kron", "cross", "tensordot",
            "bidense"]
 
 
-def tensordot(x1, x2, axes):
+def _axis_list(axis: Axis) -> list:
+    return [axis] if isinstance(axis, int) else list(axis)
+
+
+def tensordot(x1: TensorLike, x2: TensorLike, axes: Union[int, Sequence[Axis]]) -> Tensor:
     """Sum of products over the axes pairs `axes` (an int n: x1's last n with x2's first n;
     or two sequences of axes), as one matmul."""
     a, b = as_tensor(x1), as_tensor(x2)
     if isinstance(axes, (int, np.integer)):
         axes_a, axes_b = list(range(a.ndim - int(axes), a.ndim)), list(range(int(axes)))
     else:
-        axes_a, axes_b = ([axes[i]] if isinstance(axes[i], int) else list(axes[i])
-                          for i in (0, 1))
+        axes_a, axes_b = (_axis_list(axes[i]) for i in (0, 1))
     axes_a = [axis_arg("tensordot", a, x) for x in axes_a]
     axes_b = [axis_arg("tensordot", b, x) for x in axes_b]
     if [a.shape[i] for i in axes_a] != [b.shape[i] for i in axes_b]:
@@ -43,7 +50,7 @@ def tensordot(x1, x2, axes):
                      tuple(a.shape[i] for i in free_a) + tuple(b.shape[i] for i in free_b))
 
 
-def dot(input, other):
+def dot(input: TensorLike, other: TensorLike) -> Tensor:
     """numpy's dot: the last axis of input against the second-to-last of other (the only
     one of a vector)."""
     a, b = as_tensor(input), as_tensor(other)
@@ -52,12 +59,12 @@ def dot(input, other):
     return tensordot(a, b, ([a.ndim - 1], [max(b.ndim - 2, 0)]))
 
 
-def vdot(input, other):
+def vdot(input: TensorLike, other: TensorLike) -> Tensor:
     """The inner product of the flattened tensors."""
     return F.sum(F.mul(F.reshape(input, (-1,)), F.reshape(other, (-1,))))
 
 
-def inner(input, other):
+def inner(input: TensorLike, other: TensorLike) -> Tensor:
     """Sum of products over the last axes of both."""
     a, b = as_tensor(input), as_tensor(other)
     if a.ndim == 0 or b.ndim == 0:
@@ -65,7 +72,7 @@ def inner(input, other):
     return tensordot(a, b, ([-1], [-1]))
 
 
-def outer(input, vec2):
+def outer(input: TensorLike, vec2: TensorLike) -> Tensor:
     """The outer product of two vectors."""
     a, b = as_tensor(input), as_tensor(vec2)
     return F.mul(F.reshape(a, (-1, 1)), F.reshape(b, (1, -1)))
@@ -74,7 +81,7 @@ def outer(input, vec2):
 ger = outer
 
 
-def kron(input, other):
+def kron(input: TensorLike, other: TensorLike) -> Tensor:
     """The Kronecker product: blocks of other scaled by each element of input."""
     a, b = as_tensor(input), as_tensor(other)
     rank = max(a.ndim, b.ndim)
@@ -87,7 +94,7 @@ def kron(input, other):
                      tuple(x * y for x, y in zip(a.shape, b.shape)))
 
 
-def cross(input, other, dim=None):
+def cross(input: TensorLike, other: TensorLike, dim: Optional[int] = None) -> Tensor:
     """The cross product of 3-vectors along `dim` (None: the first axis of size 3)."""
     a, b = as_tensor(input), as_tensor(other)
     if dim is None:
@@ -104,7 +111,7 @@ def cross(input, other, dim=None):
     return F.concat(parts, dim)
 
 
-def mm(input, mat2):
+def mm(input: TensorLike, mat2: TensorLike) -> Tensor:
     """The product of two matrices."""
     a, b = as_tensor(input), as_tensor(mat2)
     if a.ndim != 2 or b.ndim != 2:
@@ -112,7 +119,7 @@ def mm(input, mat2):
     return F.matmul(a, b)
 
 
-def mv(mat, vec):
+def mv(mat: TensorLike, vec: TensorLike) -> Tensor:
     """The product of a matrix and a vector."""
     a, v = as_tensor(mat), as_tensor(vec)
     if a.ndim != 2 or v.ndim != 1:
@@ -128,32 +135,36 @@ def _scaled_sum(input, product, beta, alpha):
     return F.add(input if beta == 1 else F.mul(input, beta), scaled)
 
 
-def addmv(input, mat, vec, *, beta=1, alpha=1):
+def addmv(input: TensorLike, mat: TensorLike, vec: TensorLike, *, beta: Scalar = 1,
+          alpha: Scalar = 1) -> Tensor:
     """beta * input + alpha * (mat @ vec)."""
     return _scaled_sum(input, mv(mat, vec), beta, alpha)
 
 
-def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+def addbmm(input: TensorLike, batch1: TensorLike, batch2: TensorLike, *, beta: Scalar = 1,
+           alpha: Scalar = 1) -> Tensor:
     """beta * input + alpha * sum over the batch of batch1[i] @ batch2[i]."""
     return _scaled_sum(input, F.sum(F.matmul(batch1, batch2), 0), beta, alpha)
 
 
-def baddbmm(input, batch1, batch2, beta=1, alpha=1):
+def baddbmm(input: TensorLike, batch1: TensorLike, batch2: TensorLike, beta: Scalar = 1,
+            alpha: Scalar = 1) -> Tensor:
     """beta * input + alpha * (batch1 @ batch2), batch by batch."""
     return _scaled_sum(input, F.matmul(batch1, batch2), beta, alpha)
 
 
-def addr(x, vec1, vec2, *, beta=1, alpha=1):
+def addr(x: TensorLike, vec1: TensorLike, vec2: TensorLike, *, beta: Scalar = 1,
+         alpha: Scalar = 1) -> Tensor:
     """beta * x + alpha * outer(vec1, vec2)."""
     return _scaled_sum(x, outer(vec1, vec2), beta, alpha)
 
 
-def vecdot(x, y, *, axis=-1):
+def vecdot(x: TensorLike, y: TensorLike, *, axis: int = -1) -> Tensor:
     """Sum of products along `axis`."""
     return F.sum(F.mul(x, y), axis)
 
 
-def batch_dot(x1, x2, axes=None):
+def batch_dot(x1: TensorLike, x2: TensorLike, axes: Optional[Union[int, Sequence[int]]] = None) -> Tensor:
     """Per batch row (axis 0), the dot product over `axes` (default: x1's last axis with x2's
     last, or second-to-last when x2 has rank > 2)."""
     a, b = as_tensor(x1), as_tensor(x2)
@@ -171,7 +182,7 @@ def batch_dot(x1, x2, axes=None):
     return F.reshape(result, (-1, 1)) if result.ndim == 1 else result
 
 
-def matrix_power(input, n):
+def matrix_power(input: TensorLike, n: int) -> Tensor:
     """input @ input @ ... (n times; n < 0 powers the inverse, n == 0 gives identities),
     by repeated squaring."""
     a = as_tensor(input)
@@ -182,17 +193,19 @@ def matrix_power(input, n):
         return F.broadcast_to(F.eye(a.shape[-1], dtype=a.dtype), a.shape)
     if n < 0:
         a, n = F.inverse(a), -n
-    result = None
+    result: Optional[Tensor] = None
     while n:
         if n & 1:
             result = a if result is None else F.matmul(result, a)
         n >>= 1
         if n:
             a = F.matmul(a, a)
+    assert result is not None  # n >= 1: its highest bit set it
     return result
 
 
-def pinv(x, *, atol=None, rtol=None, hermitian=False):
+def pinv(x: TensorLike, *, atol: Optional[float] = None, rtol: Optional[float] = None,
+         hermitian: bool = False) -> Tensor:
     """The Moore-Penrose pseudo-inverse through the SVD: singular values at or below
     max(atol, rtol * largest) count as zero (rtol default: eps * max(rows, columns))."""
     a = as_tensor(x)
@@ -205,7 +218,7 @@ def pinv(x, *, atol=None, rtol=None, hermitian=False):
     return F.matmul(F.mul(v, F.expand_dims(s_inv, -2)), F.swap_last_axes(u))
 
 
-def vander(x, N=None):
+def vander(x: TensorLike, N: Optional[int] = None) -> Tensor:
     """The Vandermonde matrix of the vector x: columns x**(N-1), ..., x**0."""
     v = as_tensor(x)
     n = v.shape[0] if N is None else int(N)
@@ -215,14 +228,14 @@ def vander(x, N=None):
 
 # ***** nn functions *****
 
-def normalize(input, p=2.0, dim=1, eps=1e-12):
+def normalize(input: TensorLike, p: float = 2.0, dim: Axis = 1, eps: float = 1e-12) -> Tensor:
     """input divided by its p-norm along `dim` (at least eps)."""
     x = as_tensor(input)
     norm = F.vector_norm(x, p, dim, True)
     return F.div(x, F.maximum(norm, eps))
 
 
-def cosine_similarity(x1, x2, dim=1, eps=1e-08):
+def cosine_similarity(x1: TensorLike, x2: TensorLike, dim: int = 1, eps: float = 1e-08) -> Tensor:
     """x1 . x2 / max(|x1| |x2|, eps) along `dim`."""
     x1, x2 = F.promote(as_tensor(x1), as_tensor(x2))
     product = F.sum(F.mul(x1, x2), dim)
@@ -230,12 +243,13 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-08):
     return F.div(product, F.maximum(norms, eps))
 
 
-def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
+def pairwise_distance(x1: TensorLike, x2: TensorLike, p: float = 2.0, eps: float = 1e-06,
+                      keepdim: bool = False) -> Tensor:
     """The p-norm of x1 - x2 + eps along the last axis."""
     return F.vector_norm(F.add(F.sub(x1, x2), eps), p, -1, keepdim)
 
 
-def cdist(x1, x2, p=2.0):
+def cdist(x1: TensorLike, x2: TensorLike, p: float = 2.0) -> Tensor:
     """p-norm distances between the rows of x1 (..., P, M) and of x2 (..., R, M):
     (..., P, R)."""
     a, b = as_tensor(x1), as_tensor(x2)
@@ -244,8 +258,9 @@ def cdist(x1, x2, p=2.0):
     return F.vector_norm(F.sub(F.expand_dims(a, -2), F.expand_dims(b, -3)), p, -1)
 
 
-def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
-              scale_grad_by_freq=False):
+def embedding(input: TensorLike, weight: TensorLike, padding_idx: Optional[int] = None,
+              max_norm: Optional[float] = None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False) -> Tensor:
     """The rows of weight at the indices `input`; rows at padding_idx get no gradient;
     with max_norm, rows longer than max_norm (in the norm_type norm) are scaled down to it
     in the result (the weight itself is not changed)."""
@@ -263,7 +278,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
 
 
 
-def bidense(input1, input2, weight, bias=None):
+def bidense(input1: TensorLike, input2: TensorLike, weight: TensorLike, bias: Optional[TensorLike] = None) -> Tensor:
     """The bilinear map y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j]
     (+ bias[o]) of (*, in1) and (*, in2) inputs and an (out, in1, in2) weight: one matmul,
     then an elementwise product and a sum.
