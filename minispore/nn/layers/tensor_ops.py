@@ -7,7 +7,7 @@
 from __future__ import annotations
 from ...ops import functional as F
 from ..cell import Cell
-from ...core.hints import Tensor, Axis
+from ...core.hints import Axis, ShapeLike, Tensor
 
 
 class Tril(Cell):
@@ -27,7 +27,7 @@ class Triu(Cell):
 class Roll(Cell):
     """The input's elements shifted cyclically by `shift` along `axis` (ints or sequences)."""
 
-    def __init__(self, shift: float, axis: Axis) -> None:
+    def __init__(self, shift: ShapeLike, axis: Axis) -> None:
         super().__init__()
         self.shift, self.axis = shift, axis
 
