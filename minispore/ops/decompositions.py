@@ -7,8 +7,11 @@ written with ops so it runs in both modes and differentiates again.
     >>> ops.det(ms.Tensor([[2.0, 0.0], [0.0, 3.0]]))
     Tensor(shape=[], dtype=Float32, value= 6)
 """
+from typing import Tuple, Union
+
 import numpy as np
 
+from ..core.hints import TensorLike
 from ..core.tensor import Tensor
 from . import batching as B
 from . import functional as F
@@ -61,11 +64,14 @@ def _diagonal(m):
 
 # ***** inverse and determinants *****
 
+def _inverse_bprop(a, out, dout):
+    # d(A^-1) = -A^-1 dA A^-1
+    return (F.neg(F.matmul(F.matmul(_mT(out), dout), _mT(out))),)
+
+
 matrix_inverse_p = Primitive(
     "matrix_inverse", infer=_square_infer, impl=lambda xp, a: xp.linalg.inv(a),
-    # d(A^-1) = -A^-1 dA A^-1
-    bprop=lambda a, out, dout: (F.neg(F.matmul(F.matmul(_mT(out), dout), _mT(out))),),
-    batch=_batched)
+    bprop=_inverse_bprop, batch=_batched)
 
 
 def _det_infer(a):
@@ -82,21 +88,26 @@ def _inverse_transpose(a):
     return _mT(matrix_inverse_p(a))
 
 
+def _det_bprop(a, out, dout):
+    # d det(A) = det(A) tr(A^-1 dA)
+    return (F.mul(F.expand_dims(F.expand_dims(F.mul(dout, out), -1), -1),
+                  _inverse_transpose(a)),)
+
+
 det_p = Primitive("det", infer=_det_infer, impl=lambda xp, a: xp.linalg.det(a).astype(a.dtype),
-                  # d det(A) = det(A) tr(A^-1 dA)
-                  bprop=lambda a, out, dout: (F.mul(F.expand_dims(F.expand_dims(
-                      F.mul(dout, out), -1), -1), _inverse_transpose(a)),),
-                  batch=_batched)
+                  bprop=_det_bprop, batch=_batched)
+
+def _slogdet_bprop(a, out, dout):
+    # the sign is piecewise constant; d log|det A| = tr(A^-1 dA)
+    return (F.mul(F.expand_dims(F.expand_dims(dout[1], -1), -1), _inverse_transpose(a)),)
+
 
 slogdet_p = Primitive("slogdet", infer=lambda a: (_det_infer(a), _det_infer(a)),
-                      impl=_slogdet_impl, multiple_results=True,
-                      # the sign is piecewise constant; d log|det A| = tr(A^-1 dA)
-                      bprop=lambda a, out, dout: (F.mul(F.expand_dims(F.expand_dims(
-                          dout[1], -1), -1), _inverse_transpose(a)),),
+                      impl=_slogdet_impl, multiple_results=True, bprop=_slogdet_bprop,
                       batch=_batched)
 
 
-def inverse(input):
+def inverse(input: TensorLike) -> Tensor:
     """The inverse of a square matrix (of each, over leading axes)."""
     return matrix_inverse_p(_float(input))
 
@@ -104,7 +115,7 @@ def inverse(input):
 matrix_inverse = inverse
 
 
-def det(input):
+def det(input: TensorLike) -> Tensor:
     """The determinant of a square matrix (of each, over leading axes)."""
     return det_p(_float(input))
 
@@ -112,7 +123,7 @@ def det(input):
 matrix_determinant = det
 
 
-def slogdet(input):
+def slogdet(input: TensorLike) -> Tuple[Tensor, Tensor]:
     """(sign, log|det|) of square matrices."""
     return slogdet_p(_float(input))
 
@@ -120,7 +131,7 @@ def slogdet(input):
 log_matrix_determinant = slogdet
 
 
-def logdet(input):
+def logdet(input: TensorLike) -> Tensor:
     """log(det(input)): nan where the determinant is negative."""
     sign, logabs = slogdet(input)
     return F.add(logabs, F.log(sign))
@@ -153,7 +164,7 @@ cholesky_p = Primitive("cholesky", infer=_square_infer, impl=_cholesky_impl,
                        bprop=_cholesky_bprop, batch=_batched)
 
 
-def cholesky(input_x, upper=False):
+def cholesky(input_x: TensorLike, upper: bool = False) -> Tensor:
     """The Cholesky factor L (A = L L^T; upper=True: U with A = U^T U) of symmetric
     positive-definite matrices."""
     return cholesky_p(_float(input_x), upper=bool(upper))
@@ -188,7 +199,7 @@ qr_p = Primitive("qr", infer=_qr_infer, impl=_qr_impl, bprop=_qr_bprop, batch=_b
                  multiple_results=True)
 
 
-def qr(input, mode="reduced"):
+def qr(input: TensorLike, mode: str = "reduced") -> Tuple[Tensor, Tensor]:
     """(Q, R) with input = Q R, Q orthonormal columns, R upper triangular; mode 'reduced'
     or 'complete'."""
     if mode not in ("reduced", "complete"):
@@ -247,7 +258,8 @@ svd_p = Primitive("svd", infer=_svd_infer, impl=_svd_impl, bprop=_svd_bprop, bat
                   multiple_results=True, doc="(s, u, v) with a = u diag(s) v^T")
 
 
-def svd(input, full_matrices=False, compute_uv=True):
+def svd(input: TensorLike, full_matrices: bool = False,
+        compute_uv: bool = True) -> Union[Tensor, Tuple[Tensor, Tensor, Tensor]]:
     """Singular values s (descending) and, with compute_uv, u and v: input = u diag(s) v^T
     (MindSpore's order and v, not v^T)."""
     s, u, v = svd_p(_float(input), full_matrices=bool(full_matrices))
@@ -276,7 +288,7 @@ eigh_p = Primitive("eigh", infer=lambda a: (Aval(_square_infer(a).shape[:-1], a.
                    doc="(eigenvalues ascending, eigenvectors) of the symmetric part of a")
 
 
-def eigh(input):
+def eigh(input: TensorLike) -> Tuple[Tensor, Tensor]:
     """(eigenvalues in ascending order, eigenvectors as columns) of symmetric matrices."""
     return eigh_p(_float(input))
 
@@ -309,7 +321,7 @@ matrix_exp_p = Primitive("matrix_exp", infer=_square_infer, impl=_matrix_exp_imp
                          doc="the matrix exponential of square matrices")
 
 
-def matrix_exp(input):
+def matrix_exp(input: TensorLike) -> Tensor:
     """The matrix exponential sum_k A^k / k! of square matrices."""
     return matrix_exp_p(_float(input))
 
@@ -327,7 +339,8 @@ def _permutation(pivots, n):
     return perms
 
 
-def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+def lu_unpack(LU_data: TensorLike, LU_pivots: TensorLike, unpack_data: bool = True,
+              unpack_pivots: bool = True) -> Tuple[Tensor, Tensor, Tensor]:
     """(P, L, U) with A = P L U from LU factors and 1-based pivots (LAPACK's getrf, as
     scipy.linalg.lu_factor gives plus 1). The pivots are read on the host."""
     lu = _float(LU_data)
@@ -343,7 +356,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     return p, low, up
 
 
-def lu_solve(b, LU_data, LU_pivots):
+def lu_solve(b: TensorLike, LU_data: TensorLike, LU_pivots: TensorLike) -> Tensor:
     """X with A X = b, A given by its LU factors (see lu_unpack)."""
     p, low, up = lu_unpack(LU_data, LU_pivots)
     return F.matmul(F.inverse(up), F.matmul(F.inverse(low), F.matmul(_mT(p), b)))
