@@ -9,10 +9,12 @@ of other ops.
 import builtins
 import itertools
 import math
+from typing import Optional, Sequence
 
 import numpy as np
 
 from ..core.dtype import to_np
+from ..core.hints import DTypeLike, TensorLike
 from ..core.tensor import Tensor
 from . import functional as F
 from .arguments import as_tensor, axis_arg, op_error
@@ -26,7 +28,7 @@ __all__ = [
 ]
 
 
-def unsorted_segment_sum(input_x, segment_ids, num_segments):
+def unsorted_segment_sum(input_x: TensorLike, segment_ids: TensorLike, num_segments: int) -> Tensor:
     """Sums of the slices of input_x sharing a segment id: out[s] = sum of input_x[i]
     with segment_ids[i] == s."""
     x, ids = as_tensor(input_x), as_tensor(segment_ids)
@@ -34,7 +36,7 @@ def unsorted_segment_sum(input_x, segment_ids, num_segments):
     return F.scatter_nd(F.expand_dims(ids, -1), x, out_shape)
 
 
-def sequence_mask(lengths, maxlen=None):
+def sequence_mask(lengths: TensorLike, maxlen: Optional[int] = None) -> Tensor:
     """mask[..., j] = j < lengths[...]."""
     lengths = as_tensor(lengths)
     if maxlen is None:
@@ -42,12 +44,12 @@ def sequence_mask(lengths, maxlen=None):
     return F.less(F.arange(int(maxlen), dtype=lengths.dtype), F.expand_dims(lengths, -1))
 
 
-def dist(input, other, p=2):
+def dist(input: TensorLike, other: TensorLike, p: float = 2) -> Tensor:
     """The p-norm of input - other."""
     return F.vector_norm(F.sub(input, other), p)
 
 
-def pdist(input, p=2.0):
+def pdist(input: TensorLike, p: float = 2.0) -> Tensor:
     """The p-norm distances between every pair of rows (i < j), as a vector."""
     x = as_tensor(input)
     rows, cols = np.triu_indices(x.shape[-2], 1)
@@ -56,7 +58,7 @@ def pdist(input, p=2.0):
     return F.vector_norm(F.sub(left, right), p, -1)
 
 
-def renorm(input, p, axis, maxnorm):
+def renorm(input: TensorLike, p: float, axis: int, maxnorm: float) -> Tensor:
     """Each slice along `axis` scaled down to p-norm maxnorm where it is longer."""
     x = as_tensor(input)
     axis = axis_arg("renorm", x, axis)
@@ -66,7 +68,7 @@ def renorm(input, p, axis, maxnorm):
     return F.mul(x, F.cast(scale, x.dtype))
 
 
-def bias_add(input_x, bias, data_format="NCHW"):
+def bias_add(input_x: TensorLike, bias: TensorLike, data_format: str = "NCHW") -> Tensor:
     """input_x plus bias along its channel axis (1 for NC..., the last for N...C)."""
     x, b = as_tensor(input_x), as_tensor(bias)
     if data_format == "NCHW" or data_format == "NCDHW":
@@ -74,13 +76,13 @@ def bias_add(input_x, bias, data_format="NCHW"):
     return F.add(x, b)
 
 
-def dense(input, weight, bias=None):
+def dense(input: TensorLike, weight: TensorLike, bias: Optional[TensorLike] = None) -> Tensor:
     """input @ weight^T + bias."""
     out = F.matmul(input, F.swap_last_axes(as_tensor(weight)))
     return out if bias is None else F.add(out, bias)
 
 
-def is_nonzero(input):
+def is_nonzero(input: TensorLike) -> bool:
     """Whether the one element of input is non-zero (a Python bool)."""
     x = as_tensor(input)
     if x.size != 1:
@@ -88,20 +90,21 @@ def is_nonzero(input):
     return bool(F.not_equal(F.reshape(x, ()), 0))
 
 
-def mvlgamma(input, p):
+def mvlgamma(input: TensorLike, p: int) -> Tensor:
     """The log of the multivariate gamma function of dimension p."""
     x = as_tensor(input)
     terms = [F.lgamma(F.sub(x, j / 2)) for j in range(int(p))]
     return F.add(F.addn(terms), p * (p - 1) / 4 * math.log(math.pi))
 
 
-def logspace(start, end, steps, base=10, *, dtype=None):
+def logspace(start: float, end: float, steps: int, base: float = 10, *,
+             dtype: Optional[DTypeLike] = None) -> Tensor:
     """steps points base**t for t evenly spaced from start to end."""
     return F.cast(F.pow(float(base), F.linspace(start, end, steps, np.float64)),
                   dtype or np.float32)
 
 
-def combinations(input, r=2, with_replacement=False):
+def combinations(input: TensorLike, r: int = 2, with_replacement: bool = False) -> Tensor:
     """The r-element combinations of the 1-D input's elements, one per row."""
     x = as_tensor(input)
     pick = itertools.combinations_with_replacement if with_replacement else \
@@ -126,13 +129,15 @@ hann_window = _window(np.hanning)
 kaiser_window = _window(lambda n, beta=12.0: np.kaiser(n, beta))
 
 
-def strided_slice(input_x, begin, end, strides, begin_mask=0, end_mask=0, ellipsis_mask=0,
-                  new_axis_mask=0, shrink_axis_mask=0):
+def strided_slice(input_x: TensorLike, begin: Sequence[int], end: Sequence[int],
+                  strides: Sequence[int], begin_mask: int = 0, end_mask: int = 0,
+                  ellipsis_mask: int = 0, new_axis_mask: int = 0,
+                  shrink_axis_mask: int = 0) -> Tensor:
     """input_x[begin:end:strides] on leading axes; a bit of begin_mask/end_mask set means
     that bound is open, of shrink_axis_mask that the axis is indexed (and removed)."""
     if ellipsis_mask or new_axis_mask:
         raise NotImplementedError("ops.strided_slice: ellipsis_mask and new_axis_mask")
-    index = []
+    index: list = []
     for k, (b, e, s) in enumerate(zip(begin, end, strides)):
         if shrink_axis_mask >> k & 1:
             index.append(int(b))
@@ -142,7 +147,7 @@ def strided_slice(input_x, begin, end, strides, begin_mask=0, end_mask=0, ellips
     return F.getitem(as_tensor(input_x), tuple(index))
 
 
-def slice(input_x, begin, size):
+def slice(input_x: TensorLike, begin: Sequence[int], size: Sequence[int]) -> Tensor:
     """The block of input_x starting at `begin` with extent `size` (-1: to the end).
     (Exported by minispore.ops itself: ops.functional uses the builtin slice.)"""
     x = as_tensor(input_x)
@@ -150,7 +155,8 @@ def slice(input_x, begin, size):
                               for b, s in zip(begin, size)))
 
 
-def cov(input, *, correction=1, fweights=None, aweights=None):
+def cov(input: TensorLike, *, correction: int = 1, fweights: Optional[TensorLike] = None,
+        aweights: Optional[TensorLike] = None) -> Tensor:
     """The covariance matrix of the variables in the rows of input."""
     if fweights is not None or aweights is not None:
         raise NotImplementedError("ops.cov: fweights and aweights are not supported")
@@ -168,32 +174,34 @@ def _spd_inverse(factor, upper):
     return F.matmul(F.swap_last_axes(F.inverse(lower)), F.inverse(lower))
 
 
-def cholesky_inverse(input_x, upper=False):
+def cholesky_inverse(input_x: TensorLike, upper: bool = False) -> Tensor:
     """The inverse of A from its Cholesky factor (A = L L^T, or U^T U with upper)."""
     return _spd_inverse(as_tensor(input_x), upper)
 
 
-def cholesky_solve(input, input2, upper=False):
+def cholesky_solve(input: TensorLike, input2: TensorLike, upper: bool = False) -> Tensor:
     """X with A X = input, A given by its Cholesky factor input2."""
     return F.matmul(_spd_inverse(as_tensor(input2), upper), input)
 
 
-def matrix_solve(matrix, rhs, adjoint=False):
+def matrix_solve(matrix: TensorLike, rhs: TensorLike, adjoint: bool = False) -> Tensor:
     """X with matrix X = rhs (matrix^T X = rhs with adjoint)."""
     a = as_tensor(matrix)
     return F.matmul(F.inverse(F.swap_last_axes(a) if adjoint else a), rhs)
 
 
-def lstsq(input, A):
+def lstsq(input: TensorLike, A: TensorLike) -> Tensor:
     """The least-squares solution X of A X = input (through the pseudo-inverse)."""
     return F.matmul(F.pinv(A), input)
 
 
-def random_categorical(logits, num_sample, seed=0, dtype=None):
+def random_categorical(logits: TensorLike, num_sample: int, seed: int = 0,
+                       dtype: Optional[DTypeLike] = None) -> Tensor:
     """num_sample category indices per row drawn from softmax(logits)."""
     probs = F.softmax(F.cast(as_tensor(logits), np.float64), -1)
     return F.cast(F.multinomial(probs, num_sample, True, seed or None), dtype or np.int64)
 
 
-def multinomial_with_replacement(x, seed, offset, numsamples, replacement=False):
-    return F.multinomial(x, numsamples, replacement, seed)
+def multinomial_with_replacement(x: TensorLike, seed: int, offset: int, numsamples: int,
+                                 replacement: bool = False) -> Tensor:
+    return F.multinomial(as_tensor(x), numsamples, replacement, seed)
