@@ -88,12 +88,10 @@ class _Threads:
             cls.lent = None
 
 
-_THREADS = _Threads
-
 
 def compiler_running(running):
     """Say that Graph mode's compiler thread starts (True) or stops (False) using a core."""
-    _THREADS.compiling = running
+    _Threads.compiling = running
 
 
 def _load():
@@ -124,7 +122,7 @@ def _load():
         if override:
             del os.environ["OPENBLAS_CORETYPE"]
     lib.scipy_openblas_get_corename.restype = ctypes.c_char_p
-    _THREADS.library = lib
+    _Threads.library = lib
     gemms = []
     for name, scalar in (("scipy_cblas_sgemm", ctypes.c_float), ("scipy_cblas_dgemm", ctypes.c_double)):
         fn = getattr(lib, name)
@@ -182,8 +180,8 @@ def _gemm_ready(a, b):
 def _gemm(gemm, a, b, alpha, beta, out):
     """out <- alpha * a @ b + beta * out (out: C-contiguous and writable)."""
     (m, k), n = a.shape, b.shape[1]
-    if _THREADS.compiling is not (_THREADS.lent is not None):
-        _THREADS.follow()
+    if _Threads.compiling is not (_Threads.lent is not None):
+        _Threads.follow()
     a, b = _blas_layout(a), _blas_layout(b)  # these names keep any copy alive over the call
     a_address, trans_a, lda = _operand(a)
     b_address, trans_b, ldb = _operand(b)

@@ -83,9 +83,9 @@ def test_environment_picks_numpy_or_a_kernel_set():
     assert "OPENBLAS_CORETYPE" not in os.environ
 
 
-@pytest.mark.skipif(blas._THREADS.library is None, reason="minispore's OpenBLAS is not loaded")
+@pytest.mark.skipif(blas._Threads.library is None, reason="minispore's OpenBLAS is not loaded")
 def test_gemms_leave_the_compiler_a_core_while_it_runs():
-    library = blas._THREADS.library
+    library = blas._Threads.library
     before = library.scipy_openblas_get_num_threads()
     a = np.ones((256, 256), np.float32)
     try:
