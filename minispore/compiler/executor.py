@@ -6,10 +6,11 @@ after their last use. A failing step raises the error its op raises in PyNative 
 OpError class, op, inputs and user line: `Primitive.explain_failure`), so `except ValueError`
 works alike in both modes.
 
-Donated buffers: a state update such as SGD's `w - lr * g` (an addmm after the passes) may be
-computed into the buffer of w's current value instead of a new one, when w's tensor is that
-buffer's only holder: nothing else can then observe the overwrite. Such steps run last, after
-every step that can fail, so state still changes only when the whole program succeeded.
+Donated buffers: a state update such as SGD's `w - lr * g` (an addmm after the passes) or
+Adam's fused kernel may be computed into the buffer of w's current value instead of a new one,
+when w's tensor is that buffer's only holder: nothing else can then observe the overwrite.
+Such steps run last, after every step that can fail, so state still changes only when the
+whole program succeeded.
 """
 import sys
 
@@ -18,18 +19,21 @@ import numpy as np
 from ..context import device, profiling
 from ..core.errors import OpError, OpShapeError, OpTypeError, with_context
 from ..ops.primitive import aval_of
+from . import buckets
 
 
 class Step:
     __slots__ = ("fn", "ins", "outs", "attrs", "multiple", "release", "label", "nodes",
-                 "in_place")
+                 "in_place", "donated")
 
     def __init__(self, fn, ins, outs, attrs, multiple, label, nodes):
         self.fn, self.ins, self.outs, self.attrs = fn, ins, outs, attrs
         self.multiple, self.label = multiple, label
         self.nodes = nodes  # the graph nodes it computes: one, or a fused group's
         self.release = ()
-        self.in_place = None  # the primitive's in_place, on a step that may reuse its input 0
+        # on a step that may reuse input buffers: in_place(xp, *inputs, **attrs) -> a write
+        # (see Primitive.in_place) or None, and the positions of the inputs it overwrites
+        self.in_place, self.donated = None, ()
 
     def calling(self, fn):
         """This step with `fn` in place of its function (a profiler's timed wrapper)."""
@@ -39,7 +43,7 @@ class Step:
 
 
 # sys.getrefcount of a donated buffer held only by its state tensor, the caller's input list,
-# its slot in Program.run, the local name in _run_donating and getrefcount's own argument: any
+# its slot in Program.run, the local name in _solely_held and getrefcount's own argument: any
 # other holder, a view, a user's asnumpy(), a returned value, a second slot, makes it larger
 _SOLE_HOLDER_REFCOUNT = 5
 
@@ -47,8 +51,8 @@ _SOLE_HOLDER_REFCOUNT = 5
 class Program:
     """Runs a graph's steps. `steps` come from codegen; constants are preloaded slots.
 
-    donations: (input Var, output Var, in_place) for state updates that may be computed into
-    the input's buffer by the producing primitive's `in_place` (see the module docstring)."""
+    donations: (input Var, output Var) of state updates that may be computed into the
+    input's buffer (see the module docstring)."""
 
     def __init__(self, graph, steps_for, donations=()):
         slots = {}
@@ -74,29 +78,43 @@ class Program:
         self.output_slots = [slot(v) for v in graph.outputs]
         self.n_slots = len(slots)
         self.consts = list(consts.items())
-        self.donating = self._plan_donations([(slots.get(x.id), slots.get(y.id), in_place)
-                                              for x, y, in_place in donations])
+        self.donating = self._plan_donations([(slots.get(x.id), slots.get(y.id))
+                                              for x, y in donations])
+        if device.xp() is np:
+            self.plain_steps = buckets.plan(self.plain_steps, lambda: self._new_slot(),
+                                            lambda fn, ins, outs, label: Step(
+                                                fn, ins, outs, {}, False, label, ()))
+            self.steps = self.plain_steps + self.donating
         self._plan_release()
+
+    def _new_slot(self):
+        self.n_slots += 1
+        return self.n_slots - 1
 
     def _plan_donations(self, donations):
         """Move each step that may reuse a donated buffer to the end; return those steps.
-        A step qualifies if only graph outputs read its result (nothing can run after it),
-        and neither a graph output nor another such step reads the buffer it overwrites."""
+        A step qualifies if only graph outputs read its results (nothing can run after it),
+        it can write there (a primitive's `in_place`, a fused kernel's `writing_into`), and
+        neither a graph output nor another such step reads a buffer it overwrites."""
         producer = {s: step for step in self.steps for s in step.outs}
         read = {s for step in self.steps for s in step.ins}
-        donating = []
-        for s_in, s_out, in_place in donations:
+        wanted = {}  # step -> {output position: input position}
+        for s_in, s_out in donations:
             step = producer.get(s_out)
-            if (step is not None and not step.multiple and step.ins and step.ins[0] == s_in
-                    and s_out not in read and s_in not in self.output_slots):
-                donating.append((step, in_place))
-        donating = [(step, in_place) for step, in_place in donating
-                    if not any(step.ins[0] in other.ins
-                               for other, _ in donating if other is not step)]
-        for step, in_place in donating:
-            step.in_place = in_place
-        self.plain_steps = [step for step in self.steps if step.in_place is None]
-        donating = [step for step, _ in donating]
+            if step is not None and s_in in step.ins and s_in not in self.output_slots:
+                wanted.setdefault(step, {})[step.outs.index(s_out)] = step.ins.index(s_in)
+        donating = []
+        for step, pairs in wanted.items():
+            if not any(s in read for s in step.outs) and _can_donate(step, pairs):
+                donating.append(step)
+        overwritten = [{step.ins[j] for j in step.donated} for step in donating]
+        donating = [step for step, mine in zip(donating, overwritten)
+                    if not any(s in other.ins for other in donating if other is not step
+                               for s in mine)]
+        for step in self.steps:
+            if step not in donating:
+                step.in_place, step.donated = None, ()
+        self.plain_steps = [step for step in self.steps if step not in donating]
         self.steps = self.plain_steps + donating
         return donating
 
@@ -149,40 +167,70 @@ class Program:
         return [x if type(x) is np.ndarray else xp.asarray(x) for x in outs]
 
     def _run_donating(self, env, xp):
-        """The donating steps: each reuses its buffer only if the state tensor, the caller's
-        input list and its slot are the buffer's sole holders, and the buffer owns its memory
-        (a view's base could be seen elsewhere). Every write is prepared, and every step that
-        allocates instead has run, before the first write: a failure leaves state untouched."""
+        """The donating steps: each reuses its buffers only if the state tensor, the caller's
+        input list and its slot are each buffer's sole holders, and each buffer owns its
+        memory (a view's base could be seen elsewhere). Every write is prepared, and every
+        step that allocates instead has run, before the first write: a failure leaves state
+        untouched."""
         writes = []
         for step in self.donating:
-            buffer = env[step.ins[0]]
             write = None
-            if (sys.getrefcount(buffer) == _SOLE_HOLDER_REFCOUNT and type(buffer) is np.ndarray
-                    and buffer.base is None and buffer.flags.writeable):
+            if all(_solely_held(env, step.ins[j]) for j in step.donated):
                 try:
                     write = step.in_place(xp, *[env[i] for i in step.ins], **step.attrs)
                 except Exception as e:
                     raise _failure(step, [env[i] for i in step.ins], e) from None
-            buffer = None
             if write is not None:
                 writes.append((step, write))
                 continue
             try:
-                env[step.outs[0]] = step.fn(xp, *[env[i] for i in step.ins], **step.attrs)
+                _store(env, step, step.fn(xp, *[env[i] for i in step.ins], **step.attrs))
             except Exception as e:
                 raise _failure(step, [env[i] for i in step.ins], e) from None
         for step, write in writes:
-            env[step.outs[0]] = write()
+            _store(env, step, write())
+
+
+def _can_donate(step, pairs):
+    """Set step.in_place and step.donated for the donated {output: input} `pairs` it can write
+    in place; False where it can write none. A primitive writes output 0 into input 0; a fused
+    kernel (codegen's GroupStep) into the inputs its twin `writing_into(pairs)` takes."""
+    if not step.multiple:
+        in_place = step.nodes[0].prim.in_place if pairs == {0: 0} else None
+        step.in_place, step.donated = in_place, (0,)
+        return in_place is not None
+    writing_into = getattr(step.fn, "writing_into", None)
+    twin = writing_into(pairs) if writing_into is not None else None
+    if twin is None:
+        return False
+    step.in_place, step.donated = twin.in_place, tuple(twin.written_into.values())
+    return True
+
+
+def _solely_held(env, s):
+    """Whether the buffer in slot s is held only by its state tensor, the caller's input list
+    and the slot, and owns its C-contiguous, writable memory."""
+    buffer = env[s]
+    return (type(buffer) is np.ndarray and sys.getrefcount(buffer) == _SOLE_HOLDER_REFCOUNT
+            and buffer.base is None and buffer.flags.c_contiguous and buffer.flags.writeable)
+
+
+def _store(env, step, result):
+    if step.multiple:
+        for s, r in zip(step.outs, result):
+            env[s] = r
+    else:
+        env[step.outs[0]] = result
 
 
 def _failure(step, inputs, error):
     """The error a step that failed on `inputs` raises: its op's, as PyNative raises it, at
     the user's line the node was traced from."""
-    if isinstance(error, OpError):  # explained already: a graph loop's body, a fused group's node
-        return error
+    if isinstance(error, OpError) or not step.nodes:
+        return error  # explained already (a graph loop's body, a fused group's node), or no op's
     if len(step.nodes) == 1:
-        node = step.nodes[0]
-        return node.prim.explain_failure(inputs, node.attrs, error, node.loc)
+        node = step.nodes[0]  # (inputs past its own: a bucket it writes into, compiler.buckets)
+        return node.prim.explain_failure(inputs[:len(node.inputs)], node.attrs, error, node.loc)
     # a fused kernel (its numpy tier explains the node that failed: fuse.FusedGroup.run_nodes)
     cls = OpTypeError if isinstance(error, TypeError) else OpShapeError
     return cls(with_context(step.label, [aval_of(x) for x in inputs], {},

@@ -49,16 +49,13 @@ def compile_traced(graph, donatable=()):
 
 
 def _donations(graph, donatable):
-    """(input Var, output Var, in_place) for each donatable update computed by a primitive
-    that can write it into its first input's buffer, that input being the current value."""
-    producer = {o.id: node for node in graph.nodes for o in node.outputs}
+    """(input Var, output Var) of each donatable update of the current value's shape and
+    dtype (which step may write it in place is the Program's to decide)."""
     donations = []
     for i, o in donatable:
         current, update = graph.inputs[i], graph.outputs[o]
-        node = producer.get(update.id)
-        if (node is not None and node.prim.in_place is not None and node.inputs[0] is current
-                and current.shape == update.shape and current.dtype == update.dtype):
-            donations.append((current, update, node.prim.in_place))
+        if current.shape == update.shape and current.dtype == update.dtype:
+            donations.append((current, update))
     return donations
 
 

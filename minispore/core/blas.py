@@ -203,6 +203,18 @@ def matmul(a, b):
     return _gemm(gemm, a, b, 1.0, 0.0, np.empty((a.shape[0], b.shape[1]), a.dtype))
 
 
+def matmul_into(a, b, out):
+    """a @ b for 2-D a and b written into `out` (a C-contiguous matrix of the product's
+    shape and dtype) and returned: by one BLAS call, or numpy's for products too small for
+    it; None for half precision (see `matmul`) or an `out` that does not fit."""
+    if (a.ndim != 2 or b.ndim != 2 or a.dtype.itemsize == 2 or not a.dtype == b.dtype == out.dtype
+            or out.shape != (a.shape[0], b.shape[1]) or not out.flags.c_contiguous
+            or not out.flags.writeable):
+        return None
+    gemm = _gemm_ready(a, b)
+    return np.matmul(a, b, out=out) if gemm is None else _gemm(gemm, a, b, 1.0, 0.0, out)
+
+
 def addmm(c, a, b, alpha):
     """c + alpha * (a @ b) for matrices a, b, c broadcasting to the product and a scalar
     alpha; one BLAS call accumulating into a copy of c where minispore's BLAS runs it."""

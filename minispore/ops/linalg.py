@@ -96,8 +96,13 @@ def _matmul_impl(xp, x, y, transpose_a=False, transpose_b=False):
     return product(xp, *_operands(xp, x, y, transpose_a, transpose_b))
 
 
+def _matmul_into(xp, out, x, y, transpose_a=False, transpose_b=False):
+    return blas.matmul_into(*_operands(xp, x, y, transpose_a, transpose_b), out) \
+        if xp is np else None
+
+
 matmul = Primitive("matmul", infer=_matmul_infer, impl=_matmul_impl,
-                   bprop=_matmul_bprop, batch=_matmul_batch)
+                   bprop=_matmul_bprop, batch=_matmul_batch, into=_matmul_into)
 
 
 def transpose_attrs(transpose_a: bool, transpose_b: bool) -> dict[str, bool]:

@@ -27,6 +27,9 @@ A row is `Primitive(name, infer=..., impl=..., bprop=..., [expr=..., batch=..., 
   dtype) and returns it, or None where that cannot be done. Preparing it may allocate and
   fail; the write must not. Graph mode uses it for a state update (SGD's ``w - lr * g``)
   when nothing else can see the old value: no new buffer, no copy (see `compiler.executor`).
+* ``into`` (optional) — ``into(xp, out, *arrays, **attrs)``: the result written into `out`, a
+  C-contiguous array of its shape and dtype (returned), or None where that cannot be done.
+  Graph mode uses it to compute a gradient straight into its slice of an all-reduce bucket.
 * ``multiple_results`` — impl returns a tuple; ``dout`` in bprop is then a tuple too.
 * ``effect`` — writes state (assign): never removed or reordered by graph passes.
 * ``host_io`` — impl exchanges data with the host on every run (draws from numpy's generator,
@@ -64,7 +67,7 @@ class Primitive:
     """One row of the primitive table (see the module docstring)."""
 
     def __init__(self, name, *, infer, impl, bprop, expr=None, batch=None, in_place=None,
-                 multiple_results=False, effect=False, host_io=False, doc=None):
+                 into=None, multiple_results=False, effect=False, host_io=False, doc=None):
         if name in REGISTRY:
             raise ValueError(f"primitive {name!r} is defined twice")
         self.name = self.__name__ = name
@@ -77,6 +80,7 @@ class Primitive:
         self.expr = expr
         self.batch = batch
         self.in_place = in_place
+        self.into = into
         self.multiple_results = multiple_results
         self.effect = effect
         self.host_io = host_io

@@ -7,6 +7,7 @@ from helpers import assert_close
 
 import minispore as ms
 from minispore import nn, ops
+from minispore.compiler import executor
 
 IN, OUT, BATCH = 256, 256, 128  # the weight's gradient GEMM is past blas.MIN_MACS
 
@@ -114,3 +115,78 @@ def test_an_update_traced_before_a_failing_op_is_not_written():
     update_then_loss(ms.Tensor(x), ms.Tensor(labels))
     want = after_one - 0.5 * (x.T.astype(np.float64) @ x)
     assert_close(weight.asnumpy(), want, rtol=1e-4, atol=1e-3, check_dtype=False)
+
+
+def _adam_step(w):
+    net = nn.Dense(IN, OUT, weight_init=ms.Tensor(w), bias_init="zeros")
+    optimizer = nn.Adam(net.trainable_params(), learning_rate=0.01)
+    return net, optimizer, compiled_train_step(net, optimizer)
+
+
+def _addresses(tensors):
+    return [t._data.__array_interface__["data"][0] for t in tensors]
+
+
+def test_a_fused_adam_update_writes_weight_and_moments_in_their_own_buffers(monkeypatch):
+    w, x, labels = _problem()
+    net, optimizer, step = _adam_step(w)
+    step(ms.Tensor(x), ms.Tensor(labels))
+    state = [net.weight, optimizer.moment1[0], optimizer.moment2[0]]
+    addresses = _addresses(state)
+    for _ in range(2):
+        step(ms.Tensor(x), ms.Tensor(labels))
+    assert _addresses(state) == addresses
+    donating = next(iter(step.cache.values())).program.donating
+    assert any(len(s.donated) == 3 and s.label.startswith("fused kernel") for s in donating)
+
+    # the same compiled step writing new buffers computes the very same numbers
+    monkeypatch.setattr(executor, "_can_donate", lambda step, pairs: False)
+    ref_net, ref_optimizer, ref_step = _adam_step(w)
+    for _ in range(3):
+        ref_step(ms.Tensor(x), ms.Tensor(labels))
+    assert not next(iter(ref_step.cache.values())).program.donating
+    for mine, theirs in zip(state, [ref_net.weight, ref_optimizer.moment1[0],
+                                    ref_optimizer.moment2[0]]):
+        np.testing.assert_array_equal(mine.asnumpy(), theirs.asnumpy())
+
+
+def test_a_fused_update_leaves_a_moment_someone_holds_alone():
+    w, x, labels = _problem()
+    _, optimizer, step = _adam_step(w)
+    step(ms.Tensor(x), ms.Tensor(labels))
+    held = optimizer.moment1[0].asnumpy()  # shares the buffer: it must keep its values
+    before = held.copy()
+    step(ms.Tensor(x), ms.Tensor(labels))
+    np.testing.assert_array_equal(held, before)
+    assert not np.array_equal(optimizer.moment1[0].asnumpy(), before)
+
+
+def test_a_data_parallel_step_updates_parameters_in_place():
+    """The gradient mean of nn.DistributedGradReducer fuses into SGD's update, which writes
+    each parameter in its own buffer (a one-process world standing in for two ranks)."""
+    w, x, labels = _problem()
+    net = nn.Dense(IN, OUT, weight_init=ms.Tensor(w), bias_init="zeros")
+    optimizer = nn.SGD(net.trainable_params(), learning_rate=0.1)
+    reducer = nn.DistributedGradReducer(optimizer.parameters, mean=True, degree=2)
+    grad_fn = ms.value_and_grad(lambda x, y: ops.cross_entropy(net(x), y), None,
+                                optimizer.parameters)
+
+    @ms.jit
+    def step(x, labels):
+        loss, grads = grad_fn(x, labels)
+        optimizer(reducer(grads))
+        return loss
+
+    step(ms.Tensor(x), ms.Tensor(labels))
+    address = _addresses([net.weight])
+    step(ms.Tensor(x), ms.Tensor(labels))
+    assert _addresses([net.weight]) == address
+    before = net.weight.asnumpy().copy()
+    ms.set_context(jit_enable=False)
+    try:
+        _, grads = grad_fn(ms.Tensor(x), ms.Tensor(labels))
+    finally:
+        ms.set_context(jit_enable=True)
+    step(ms.Tensor(x), ms.Tensor(labels))
+    assert_close(net.weight.asnumpy(), before - 0.1 * grads[0].asnumpy() / 2,
+                 rtol=1e-5, atol=1e-6)
