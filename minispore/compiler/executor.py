@@ -52,9 +52,11 @@ class Program:
     """Runs a graph's steps. `steps` come from codegen; constants are preloaded slots.
 
     donations: (input Var, output Var) of state updates that may be computed into the
-    input's buffer (see the module docstring)."""
+    input's buffer (see the module docstring); merge_updates(twins) -> one step's in_place
+    writing the updates of several fused kernels of one source at once (a multi-tensor
+    update), or None (codegen.numba_cpu.merge_updates)."""
 
-    def __init__(self, graph, steps_for, donations=()):
+    def __init__(self, graph, steps_for, donations=(), merge_updates=None):
         slots = {}
 
         def slot(var):
@@ -78,6 +80,7 @@ class Program:
         self.output_slots = [slot(v) for v in graph.outputs]
         self.n_slots = len(slots)
         self.consts = list(consts.items())
+        self.merge_updates = merge_updates
         self.donating = self._plan_donations([(slots.get(x.id), slots.get(y.id))
                                               for x, y in donations])
         if device.xp() is np:
@@ -103,10 +106,13 @@ class Program:
             step = producer.get(s_out)
             if step is not None and s_in in step.ins and s_in not in self.output_slots:
                 wanted.setdefault(step, {})[step.outs.index(s_out)] = step.ins.index(s_in)
-        donating = []
+        donating, twins = [], {}
         for step, pairs in wanted.items():
-            if not any(s in read for s in step.outs) and _can_donate(step, pairs):
-                donating.append(step)
+            if not any(s in read for s in step.outs):
+                twin = _can_donate(step, pairs)
+                if twin is not None:
+                    donating.append(step)
+                    twins[step] = twin
         overwritten = [{step.ins[j] for j in step.donated} for step in donating]
         donating = [step for step, mine in zip(donating, overwritten)
                     if not any(s in other.ins for other in donating if other is not step
@@ -115,7 +121,33 @@ class Program:
             if step not in donating:
                 step.in_place, step.donated = None, ()
         self.plain_steps = [step for step in self.steps if step not in donating]
+        donating = self._merged(donating, twins)
         self.steps = self.plain_steps + donating
+        return donating
+
+    def _merged(self, donating, twins):
+        """`donating` with the fused kernels of each source (2 or more: the same optimizer's
+        update of several parameters) as one step whose in-place write is one kernel call."""
+        if self.merge_updates is None:
+            return donating
+        by_source = {}
+        for step in donating:
+            if twins[step] is not True:
+                by_source.setdefault(twins[step].source, []).append(step)
+        for members in by_source.values():
+            if len(members) < 2:
+                continue
+            merged = Step(_Members(members), [s for m in members for s in m.ins],
+                          [s for m in members for s in m.outs], {}, True,
+                          f"fused update of {len(members)} tensors ({members[0].label})",
+                          tuple(node for m in members for node in m.nodes))
+            merged.in_place = self.merge_updates([twins[m] for m in members]).in_place
+            starts = np.cumsum([0] + [len(m.ins) for m in members]).tolist()
+            merged.donated = tuple(start + j for m, start in zip(members, starts)
+                                   for j in m.donated)
+            first = donating.index(members[0])
+            donating = [s for s in donating if s not in members]
+            donating.insert(min(first, len(donating)), merged)
         return donating
 
     def _plan_release(self):
@@ -193,18 +225,33 @@ class Program:
 
 def _can_donate(step, pairs):
     """Set step.in_place and step.donated for the donated {output: input} `pairs` it can write
-    in place; False where it can write none. A primitive writes output 0 into input 0; a fused
-    kernel (codegen's GroupStep) into the inputs its twin `writing_into(pairs)` takes."""
+    in place. A primitive writes output 0 into input 0 (returns True); a fused kernel
+    (codegen's GroupStep) into the inputs its twin `writing_into(pairs)` takes (returns the
+    twin). None where it can write none."""
     if not step.multiple:
         in_place = step.nodes[0].prim.in_place if pairs == {0: 0} else None
         step.in_place, step.donated = in_place, (0,)
-        return in_place is not None
+        return True if in_place is not None else None
     writing_into = getattr(step.fn, "writing_into", None)
     twin = writing_into(pairs) if writing_into is not None else None
-    if twin is None:
-        return False
-    step.in_place, step.donated = twin.in_place, tuple(twin.written_into.values())
-    return True
+    if twin is not None:
+        step.in_place, step.donated = twin.in_place, tuple(twin.written_into.values())
+    return twin
+
+
+class _Members:
+    """A merged update step's function where it allocates: each member's own, in turn."""
+
+    def __init__(self, members):
+        self.members = members
+
+    def __call__(self, xp, *inputs):
+        results, start = [], 0
+        for m in self.members:
+            ins = inputs[start:start + len(m.ins)]
+            start += len(m.ins)
+            results.extend(m.fn(xp, *ins, **m.attrs))
+        return tuple(results)
 
 
 def _solely_held(env, s):

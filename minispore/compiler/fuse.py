@@ -13,10 +13,17 @@ shape that read reduced values join as the group's *epilogue*: the kernel runs t
 its loops, over the reduced shape (an SGD bias update `b - lr * sum(g, 0)` is one kernel
 with the gradient's sum; so is a mean over an axis, the sum divided by its length).
 Matmul, conv and other reductions are boundaries: they run on BLAS / numpy.
+
+With `half_precision` (a backend whose kernels convert float16 and bfloat16), nodes computing
+in a half type group as float32 ones: the kernel reads and writes the half type and computes
+in float32, rounding each half node's result as numpy does (casts to and from float32 fuse
+into the kernels around them). Reductions of half values stay numpy's.
 """
 from dataclasses import dataclass, field
 
-from ..core.dtype import is_float_np
+import numpy as np
+
+from ..core.dtype import HALF_TYPES, is_float_np
 from ..ops.families import PARTIAL_ON_INTEGERS, P
 
 MIN_GROUP_SIZE = 2  # a single op gains little from a kernel over numpy's own loop...
@@ -56,8 +63,13 @@ class FusedGroup:
         return tuple(env[o.id] for o in self.outputs)
 
 
-def _float_dtype(node):
-    kinds = [v.dtype for v in list(node.inputs) + list(node.outputs) if is_float_np(v.dtype)]
+
+
+def _float_dtype(node, half_precision=False):
+    """The float dtype a node computes in ("mixed" for several, None for none): half types
+    count as float32 with half_precision."""
+    kinds = [np.dtype(np.float32) if half_precision and v.dtype in HALF_TYPES else v.dtype
+             for v in list(node.inputs) + list(node.outputs) if is_float_np(v.dtype)]
     if len({d for d in kinds}) > 1:
         return "mixed"
     return kinds[0] if kinds else None
@@ -66,8 +78,15 @@ def _float_dtype(node):
 _KERNEL_FLOATS = ("float32", "float64")  # the dtypes codegen.fastmath has math for
 
 
-def _fusible(node):
-    dtype = _float_dtype(node)
+def _converts_half(node):
+    """A cast to or from a half type: worth a kernel alone (numpy converts float16 one
+    element at a time, 10x slower)."""
+    return node.prim is P.cast and (node.inputs[0].dtype in HALF_TYPES
+                                    or node.outputs[0].dtype in HALF_TYPES)
+
+
+def _fusible(node, half_precision=False):
+    dtype = _float_dtype(node, half_precision)
     return (node.prim.expr is not None and not node.prim.effect and not node.prim.multiple_results
             and (dtype is None or (dtype != "mixed" and dtype.name in _KERNEL_FLOATS))
             and not (dtype is None and node.prim in PARTIAL_ON_INTEGERS)
@@ -81,16 +100,17 @@ def _reduced_axes(node):
     return tuple(range(ndim)) if axis is None else tuple(sorted({a % ndim for a in axis}))
 
 
-def _fusible_reduction(node):
+def _fusible_reduction(node, half_precision=False):
     if node.prim not in FUSIBLE_REDUCTIONS:  # (some nodes have no input: random draws)
         return False
     x = node.inputs[0]
     # an empty max/min must raise as numpy does; over no axes a "reduction" is a copy
-    return (x.dtype.name in _KERNEL_FLOATS and x.ndim > 0 and x.size > 0
+    return ((x.dtype.name in _KERNEL_FLOATS or half_precision and x.dtype in HALF_TYPES)
+            and x.ndim > 0 and x.size > 0
             and len(_reduced_axes(node)) > 0)
 
 
-def _epilogue_host(node, i, producer, groups, find, depends_on, direct_deps):
+def _epilogue_host(node, i, producer, groups, find, depends_on, direct_deps, half_precision):
     """The group whose epilogue elementwise node i can join, or None: it reads values of that
     group computed after its loops only (reductions or earlier epilogue nodes), all of its
     own output shape, and that shape is the loop domain with the reduced axes set to 1 and
@@ -107,7 +127,8 @@ def _epilogue_host(node, i, producer, groups, find, depends_on, direct_deps):
                 or any(v.id in producer and find(producer[v.id]) == g
                        and v.id not in a["after_loops"] for v in node.inputs)
                 or not _reduced_shape(a["shape"], a["axes"], shape)
-                or (a["dtype"] is not None and _float_dtype(node) not in (None, a["dtype"]))):
+                or (a["dtype"] is not None
+                    and _float_dtype(node, half_precision) not in (None, a["dtype"]))):
             continue
         # node i reads g directly; another input must not reach g through a third group
         if any(depends_on(d, g) for d in direct_deps(i) if d != g):
@@ -124,10 +145,11 @@ def _reduced_shape(domain, axes, shape):
     return all(p == (1 if d in axes else n) for d, (p, n) in enumerate(zip(padded, domain)))
 
 
-def partition(graph, fuse_reductions=False):
+def partition(graph, fuse_reductions=False, half_precision=False):
     """Return a list whose items are graph nodes (run alone) or FusedGroups, in run order.
 
-    fuse_reductions: reductions join the group producing their input (see the module doc)."""
+    fuse_reductions: reductions join the group producing their input; half_precision: nodes
+    computing in float16 or bfloat16 fuse (see the module doc)."""
     producer = {o.id: i for i, node in enumerate(graph.nodes) for o in node.outputs}
     parent = {}   # union-find over group ids (a group id is the index of its first node)
     # root id -> {"members", "shape", "dtype", "inputs_from", "fusible", "reads" (Var ids read),
@@ -158,9 +180,10 @@ def partition(graph, fuse_reductions=False):
 
     for i, node in enumerate(graph.nodes):
         parent[i] = i
-        reduction = fuse_reductions and _fusible_reduction(node)
-        fusible = reduction or _fusible(node)
-        groups[i] = {"members": [i], "dtype": _float_dtype(node) if fusible else None,
+        reduction = fuse_reductions and _fusible_reduction(node, half_precision)
+        fusible = reduction or _fusible(node, half_precision)
+        groups[i] = {"members": [i],
+                     "dtype": _float_dtype(node, half_precision) if fusible else None,
                      "shape": node.inputs[0].shape if reduction else
                      node.outputs[0].shape if node.outputs else (),
                      "fusible": fusible, "axes": _reduced_axes(node) if reduction else None,
@@ -173,7 +196,8 @@ def partition(graph, fuse_reductions=False):
         if not fusible:
             continue
         if fuse_reductions and not reduction:
-            g = _epilogue_host(node, i, producer, groups, find, depends_on, direct_deps)
+            g = _epilogue_host(node, i, producer, groups, find, depends_on, direct_deps,
+                               half_precision)
             if g is not None:  # node i joins group g's epilogue
                 a = groups[g]
                 parent[i] = g
@@ -231,7 +255,8 @@ def _order(graph, groups, group_of):
         emitted.add(g)
         members = [graph.nodes[i] for i in groups[g]["members"]]
         if not groups[g]["fusible"] or (len(members) < MIN_GROUP_SIZE
-                                        and members[0].prim not in WORTH_A_KERNEL_ALONE):
+                                        and members[0].prim not in WORTH_A_KERNEL_ALONE
+                                        and not _converts_half(members[0])):
             items.extend(members)
             return
         epilogue = [graph.nodes[i] for i in groups[g]["members"] if i in groups[g]["epilogue"]]

@@ -5,15 +5,19 @@ value; only nodes with an `effect` (state writes, random draws) are never merged
 """
 import numpy as np
 
-from ..core.dtype import is_float_np
+from ..core.dtype import HALF_TYPES, is_float_np
 from ..core.ir import Graph, Node, Var
 from ..ops.elementwise import power_recipe
 from ..ops.linalg import transpose_attrs
 from ..ops.families import ASSIGNMENTS, IDENTITIES, JOINT, PRODUCTS, REDUCTIONS, P
 
 
-def optimize(graph):
-    """The standard pipeline, in the order that lets each pass feed the next."""
+
+def optimize(graph, half_products_in_float32=False):
+    """The standard pipeline, in the order that lets each pass feed the next.
+
+    half_products_in_float32: a backend whose kernels convert half types wants half-precision
+    products as float32 ones between casts (`half_products_as_float32`)."""
     graph = fold_constants(graph)
     graph = simplify(graph)
     graph = absorb_broadcasts(graph)
@@ -22,6 +26,8 @@ def optimize(graph):
     graph = simplify(graph)
     graph = fold_transposes_into_products(graph)
     graph = fuse_matmul_epilogues(graph)
+    if half_products_in_float32:
+        graph = half_products_as_float32(graph)
     graph = cse(graph)
     graph = fuse_joint_rows(graph)
     return dce(graph)
@@ -273,6 +279,33 @@ def fuse_matmul_epilogues(graph):
         nodes.append(node)
     graph.nodes = nodes
     return dce(graph)
+
+
+def half_products_as_float32(graph):
+    """matmul of float16 / bfloat16 operands -> cast(matmul(cast(a), cast(b)), half): what
+    the CPU's product computes (float32 GEMM, one rounding: core.blas.matmul), with the
+    conversions as graph nodes that fuse into the kernels producing and reading the operands
+    (numpy converts float16 one element at a time; a kernel, 8 or 16 per instruction). CSE
+    then shares an operand's conversion between its products (a layer's forward and its
+    weight gradient)."""
+    nodes = []
+    for node in graph.nodes:
+        out = node.outputs[0] if node.outputs else None
+        if node.prim is not P.matmul or out.dtype not in HALF_TYPES \
+                or any(v.dtype != out.dtype for v in node.inputs):
+            nodes.append(node)
+            continue
+        operands = []
+        for v in node.inputs:
+            wide = Var(v.shape, np.dtype(np.float32))
+            nodes.append(Node(P.cast, [v], {"dtype": wide.dtype}, [wide], node.loc))
+            operands.append(wide)
+        product = Var(out.shape, np.dtype(np.float32))
+        nodes.append(Node(P.matmul, operands, dict(node.attrs), [product], node.loc))
+        node.prim, node.inputs, node.attrs = P.cast, [product], {"dtype": out.dtype}
+        nodes.append(node)
+    graph.nodes = nodes
+    return graph
 
 
 def _epilogue(node, producer, uses):

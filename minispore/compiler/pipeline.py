@@ -39,9 +39,10 @@ def compile_traced(graph, donatable=()):
     dump = config.get_context("save_graphs")
     if dump:
         _dump(graph, "before")
-    graph = passes.optimize(graph)
     target = codegen.backend()
-    items = partition(graph, target.fuse_reductions) if target is not None else graph.nodes
+    graph = passes.optimize(graph, target is not None and target.half_precision)
+    items = partition(graph, target.fuse_reductions, target.half_precision) \
+        if target is not None else graph.nodes
     program, kernel_source = codegen.lower(graph, items, target, _donations(graph, donatable))
     if dump:
         _dump(graph, "after", kernel_source)

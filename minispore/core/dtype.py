@@ -16,6 +16,7 @@ import ml_dtypes
 import numpy as np
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
+HALF_TYPES = (np.dtype(np.float16), BF16)  # the 16-bit floats (CPU kernels compute in float32)
 
 
 def is_float_np(np_dtype):

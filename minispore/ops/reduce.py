@@ -5,6 +5,7 @@ Mean, var, std, logsumexp are composites in ops.functional.
 """
 import numpy as np
 
+from ..core.dtype import HALF_TYPES
 from . import batching as B
 from . import functional as F
 from . import infer as I
@@ -30,6 +31,8 @@ def _reduce_batch(prim, args, dims, axis_size, axis, keep_dims):
 
 
 def _sum_impl(xp, x, axis, keep_dims):
+    if x.dtype in HALF_TYPES:  # accumulated in float32, rounded once (as GPUs and torch do)
+        return xp.sum(x, axis=axis, keepdims=keep_dims, dtype=np.float32).astype(x.dtype)
     # numpy widens int32 sums to int64; MindSpore keeps the input dtype
     dtype = x.dtype if x.dtype.kind != "b" else np.int64
     return xp.sum(x, axis=axis, keepdims=keep_dims, dtype=dtype)

@@ -140,7 +140,7 @@ def test_a_fused_adam_update_writes_weight_and_moments_in_their_own_buffers(monk
     assert any(len(s.donated) == 3 and s.label.startswith("fused kernel") for s in donating)
 
     # the same compiled step writing new buffers computes the very same numbers
-    monkeypatch.setattr(executor, "_can_donate", lambda step, pairs: False)
+    monkeypatch.setattr(executor, "_can_donate", lambda step, pairs: None)
     ref_net, ref_optimizer, ref_step = _adam_step(w)
     for _ in range(3):
         ref_step(ms.Tensor(x), ms.Tensor(labels))
@@ -190,3 +190,38 @@ def test_a_data_parallel_step_updates_parameters_in_place():
     step(ms.Tensor(x), ms.Tensor(labels))
     assert_close(net.weight.asnumpy(), before - 0.1 * grads[0].asnumpy() / 2,
                  rtol=1e-5, atol=1e-6)
+
+
+def test_updates_of_one_structure_run_as_one_multi_tensor_kernel(monkeypatch):
+    """Adam's updates of a network's weights (one structure) are one kernel call over all of
+    them, in place, with the numbers of one call per weight."""
+    rng = np.random.default_rng(3)
+    x = ms.Tensor(rng.standard_normal((16, 32)).astype(np.float32))
+    labels = ms.Tensor(rng.integers(0, 8, 16).astype(np.int32))
+
+    def train(steps=3):
+        """(parameters and moments, whether their buffers stayed, the step's program)"""
+        ms.set_seed(0)
+        net = nn.SequentialCell(nn.Dense(32, 32), nn.ReLU(), nn.Dense(32, 32), nn.ReLU(),
+                                nn.Dense(32, 8))
+        optimizer = nn.Adam(net.trainable_params(), learning_rate=0.01)
+        step = compiled_train_step(net, optimizer)
+        # the weights and their moments (a bias's update fuses with its gradient's sum)
+        state = [p for p in list(net.trainable_params()) + list(optimizer.moment1) if p.ndim == 2]
+        step(x, labels)
+        addresses = _addresses(state)
+        for _ in range(steps - 1):
+            step(x, labels)
+        values = [t.asnumpy() for t in net.trainable_params() + list(optimizer.moment2)]
+        return values, _addresses(state) == addresses, next(iter(step.cache.values())).program
+
+    values, kept, program = train()
+    merged = [s for s in program.donating if s.label.startswith("fused update of 3 tensors")]
+    assert len(merged) == 1 and len(merged[0].donated) == 9  # 3 weights, 3 x 2 moments
+    assert kept
+
+    monkeypatch.setattr(executor.Program, "_merged", lambda self, donating, twins: donating)
+    ref_values, ref_kept, ref_program = train()
+    assert ref_kept and not any(s.label.startswith("fused update") for s in ref_program.donating)
+    for mine, theirs in zip(values, ref_values):
+        np.testing.assert_array_equal(mine, theirs)

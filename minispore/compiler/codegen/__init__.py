@@ -10,7 +10,7 @@ MINISPORE_SYNC_COMPILE=1 compiles numba kernels before a program's first call re
 (otherwise they compile on a background thread while the first calls run through numpy).
 """
 import os
-from typing import Callable, NamedTuple
+from typing import Callable, NamedTuple, Optional
 
 from ...context import device
 from ..executor import Program
@@ -22,18 +22,21 @@ from .cuda_graph import ReplayedProgram
 class Backend(NamedTuple):
     """How a device runs a partitioned graph (see the module docstring)."""
     fuse_reductions: bool          # its group kernels also accumulate reductions (fuse.partition)
+    half_precision: bool           # its group kernels read and write float16 / bfloat16
     lower_group: Callable          # lower_group(FusedGroup) -> a step with a `.source`
     lower_node: Callable           # lower_node(Node) -> a step with a `.source`, or None
     program_class: type            # Program, or a subclass (the GPU's replays CUDA graphs)
+    merge_updates: Optional[Callable]  # in-place twins of one source -> one kernel, or None
 
 
 def _cpu():
     background = os.environ.get("MINISPORE_SYNC_COMPILE", "0") != "1"
-    return Backend(True, lambda group: numba_cpu.lower_group(group, background),
-                   lambda node: numba_cpu.lower_primitive(node, background), Program)
+    return Backend(True, True, lambda group: numba_cpu.lower_group(group, background),
+                   lambda node: numba_cpu.lower_primitive(node, background), Program,
+                   numba_cpu.merge_updates)
 
 
-_GPU = Backend(False, cuda_gpu.lower_group_cuda, lambda node: None, ReplayedProgram)
+_GPU = Backend(False, False, cuda_gpu.lower_group_cuda, lambda node: None, ReplayedProgram, None)
 
 
 def backend():
@@ -69,5 +72,6 @@ def lower(graph, items, target, donations=()):
                    item.attrs, item.prim.multiple_results, f"ops.{item.prim.name}", (item,))
 
     program_class = Program if target is None else target.program_class
-    program = program_class(graph, steps, donations)
+    program = program_class(graph, steps, donations,
+                            target.merge_updates if target is not None else None)
     return program, "\n\n".join(sources) or None

@@ -19,10 +19,12 @@ import os
 import re
 import sys
 import threading
+from typing import NamedTuple
 
 import numpy as np
 
 from ...context import cache_dir
+from ...core.dtype import BF16
 from ...ops.elementwise import power_recipe
 from ...ops.families import P
 from ...version import __version__
@@ -50,12 +52,98 @@ _LIBRARY_FUNCTIONS = {
 }
 _LIBRARY_PREAMBLE = "import math\n" + "".join(f"{name} = {function}\n"
                                               for name, function in _LIBRARY_FUNCTIONS.items())
+
+
+class _HalfCodec(NamedTuple):
+    """The kernel functions of a half type held as its uint16 bits: load (bits -> float32),
+    store (float32 -> bits, rounded to nearest even) and round (float32 -> float32 rounded
+    to the half type, a half node's result)."""
+    load: str
+    store: str
+    round: str
+
+
+HALF_CODECS = {np.dtype(np.float16): _HalfCodec("_h2f", "_f2h", "_rh"),
+               BF16: _HalfCodec("_b2f", "_f2b", "_rb")}
+
+# float16 converts by LLVM's fpext / fptrunc (one vcvtph2ps / vcvtps2ph per 8 or 16 lanes on
+# x86 with F16C); bfloat16 is the high half of a float32, rounded to nearest even as
+# ml_dtypes rounds it (a nan stays a quiet nan of its sign).
+_HALF_CONVERSIONS = '''
+from llvmlite import ir as _half_ir
+from numba import types as _half_types
+from numba.extending import intrinsic as _half_intrinsic
+
+
+@_half_intrinsic
+def _half_bits(typingctx, x):
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(builder.fptrunc(args[0], _half_ir.HalfType()), _half_ir.IntType(16))
+    return _half_types.uint16(_half_types.float32), codegen
+
+
+@_half_intrinsic
+def _half_value(typingctx, bits):
+    def codegen(context, builder, sig, args):
+        return builder.fpext(builder.bitcast(args[0], _half_ir.HalfType()), _half_ir.FloatType())
+    return _half_types.float32(_half_types.uint16), codegen
+
+
+@_half_intrinsic
+def _float_bits(typingctx, x):
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], _half_ir.IntType(32))
+    return _half_types.uint32(_half_types.float32), codegen
+
+
+@_half_intrinsic
+def _bits_float(typingctx, bits):
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], _half_ir.FloatType())
+    return _half_types.float32(_half_types.uint32), codegen
+
+
+@numba.njit(inline="always")
+def _h2f(bits):
+    return _half_value(bits)
+
+
+@numba.njit(inline="always")
+def _f2h(x):
+    return _half_bits(np.float32(x))
+
+
+@numba.njit(inline="always")
+def _rh(x):
+    return _half_value(_half_bits(np.float32(x)))
+
+
+@numba.njit(inline="always")
+def _b2f(bits):
+    return _bits_float(np.uint32(bits) << np.uint32(16))
+
+
+@numba.njit(inline="always")
+def _f2b(x):
+    b = _float_bits(np.float32(x))
+    if x != x:
+        return np.uint16((b >> np.uint32(16)) | np.uint32(0x40))
+    return np.uint16((b + np.uint32(0x7FFF) + ((b >> np.uint32(16)) & np.uint32(1)))
+                     >> np.uint32(16))
+
+
+@numba.njit(inline="always")
+def _rb(x):
+    return _b2f(_f2b(x))
+'''
 _NUMBER = re.compile(r"(?<![\w.])(\d+\.\d*|\d*\.\d+|\d+)(?![\w.])")
 
 
 # ***** source generation *****
 
 def _scalar_const(value, dtype):
+    if np.dtype(dtype) in HALF_CODECS:  # computed in float32, which holds it exactly
+        value, dtype = np.asarray(value).astype(np.float32), np.float32
     value = np.asarray(value).reshape(()).item()
     # nan and inf have no literal: float('nan') does
     text = repr(value) if not isinstance(value, float) or np.isfinite(value) else \
@@ -84,11 +172,32 @@ def _power_template(node):
 
 
 def _render_expr(node, names, float_dtype):
-    """The node's template with its operands' names and typed literals filled in."""
+    """The node's template with its operands' names and typed literals filled in; a half
+    type's result rounded to it (computed in float32, as numpy computes it)."""
     expr = (_power_template(node) if node.prim is P.pow else None) or node.prim.expr
     if "{dtype}" in expr:
-        expr = expr.replace("{dtype}", f"np.{np.dtype(node.attrs['dtype']).name}")
-    return _typed_literals(expr.format(*[names[v.id] for v in node.inputs]), float_dtype)
+        dtype = np.dtype(node.attrs["dtype"])
+        expr = expr.replace("{dtype}", "np.float32" if dtype in HALF_CODECS else f"np.{dtype.name}")
+    expr = _typed_literals(expr.format(*[names[v.id] for v in node.inputs]), float_dtype)
+    codec = HALF_CODECS.get(node.outputs[0].dtype)
+    return f"{codec.round}({expr})" if codec else expr
+
+
+def _load(v, source):
+    """`source` (an element of input v) as the kernel computes with it."""
+    codec = HALF_CODECS.get(v.dtype)
+    return f"{codec.load}({source})" if codec else source
+
+
+def _storage(dtype):
+    """The dtype of the array a kernel holds `dtype` values in: half types as their bits."""
+    return np.dtype(np.uint16) if dtype in HALF_CODECS else np.dtype(dtype)
+
+
+def _stored(v, name):
+    """The value `name` of output v as its array holds it."""
+    codec = HALF_CODECS.get(v.dtype)
+    return f"{codec.store}({name})" if codec else name
 
 
 def _is_scalar(v):
@@ -214,7 +323,7 @@ class _Accumulation:
             self.setup.append(f"{acc} = np.empty({result}.shape, {dtype})")
             self.finish = [f"{result}_, {acc}_ = {result}.reshape({result}.size), {acc}.reshape({acc}.size)",
                            f"for j in range({result}.size):",
-                           f"    {result}_[j] = {acc}_[j]"]
+                           f"    {result}_[j] = {_stored(node.outputs[0], f'{acc}_[j]')}"]
         self.setup.append(f"{acc}.fill({dtype}({identity}))")
         if nest.reduced[-1]:  # the innermost loop runs along a row: accumulate in a scalar
             self.row_start.append(f"{row} = {dtype}({identity})")
@@ -249,17 +358,20 @@ def render_module(group, written_into=None):
             names[v.id] = f"a{k}_"
             params.append(f"a{k}")
             if _is_scalar(v):
-                scalars.append(f"a{k}")
+                scalars.append((f"a{k}", v))
     written_into = written_into or {}
     out_params = {v.id: f"o{k}" for k, v in enumerate(group.outputs) if k not in written_into}
     stores = {**out_params, **{group.outputs[k].id: f"a{j}" for k, j in written_into.items()}}
+    touches_half = any(v.dtype in HALF_CODECS for node in group.nodes
+                       for v in list(node.inputs) + list(node.outputs))
     src = ["# generated by minispore: one fused elementwise kernel", "import numpy as np",
            "import numba", "", f"_FLAGS = set({sorted(KERNEL_FASTMATH)!r})", "",
            fastmath.preamble(np.dtype(dtype or np.float64).name).strip(), "", _LIBRARY_PREAMBLE,
-           *([_ACCUMULATORS.strip(), ""] if _reductions(group) else []), *consts, "",
+           *([_ACCUMULATORS.strip(), ""] if _reductions(group) else []),
+           *([_HALF_CONVERSIONS.strip(), ""] if touches_half else []), *consts, "",
            f"@numba.njit({KERNEL_FLAGS})",
            f"def kernel({', '.join(['s'] + params + list(out_params.values()))}):"]
-    src += [f"    {n}_ = {n}[()]" for n in scalars]
+    src += [f"    {n}_ = {_load(v, f'{n}[()]')}" for n, v in scalars]
     epilogue = {id(node) for node in group.epilogue}
     looped = [node for node in group.nodes if id(node) not in epilogue]
     body = _array_loads(group, looped, nest)
@@ -271,7 +383,7 @@ def render_module(group, written_into=None):
             if result is None:  # read by the epilogue only
                 result = f"r{j}"
                 locals_.append(f"{result} = np.empty({_kept_sizes(nest)}, "
-                               f"np.{node.outputs[0].dtype.name})")
+                               f"np.{_storage(node.outputs[0].dtype).name})")
             accumulations.append(_Accumulation(node, j, names[node.inputs[0].id], result, nest,
                                                dtype))
             body.append(accumulations[-1].step)
@@ -280,7 +392,7 @@ def render_module(group, written_into=None):
             names[node.outputs[0].id] = f"t{j}"
             body.append(f"t{j} = {_render_expr(node, names, dtype)}")
     index = _index(range(len(nest.shape)))
-    body += [f"{stores[v.id]}{index} = {names[v.id]}"
+    body += [f"{stores[v.id]}{index} = {_stored(v, names[v.id])}"
              for v in group.outputs if v.id not in nest.reduced_outputs]
     src += ["    " + line for line in locals_]
     src += ["    " + line for a in accumulations for line in a.setup]
@@ -296,6 +408,19 @@ def render_module(group, written_into=None):
     if group.epilogue:
         src += _render_epilogue(group, nest, names, finished, out_params, dtype)
     return "\n".join(src) + "\n"
+
+
+def _over_members(source):
+    """A kernel module's source with its kernel run over tuples of arguments, element m of
+    each being member m's argument: several kernels of one structure in one call."""
+    lines = source.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("def kernel("))
+    params = lines[at][len("def kernel("):-len("):")].split(", ")
+    loop = ["def kernel(" + ", ".join(f"m_{p}" for p in params) + "):",
+            "    for m in range(len(m_s)):", *[f"        {p} = m_{p}[m]" for p in params]]
+    body = ["    " + line if line else line for line in lines[at + 1:]]
+    return "\n".join(lines[:at] + loop + body).replace(
+        "one fused elementwise kernel", "one fused elementwise kernel, over several tensors", 1) + "\n"
 
 
 def can_write_into(group, k, j):
@@ -314,8 +439,8 @@ def _array_loads(group, nodes, nest):
     """`aK_ = aK[...]` for each array input that `nodes` read, indexed by the loops it varies
     along."""
     read = {v.id for node in nodes for v in node.inputs}
-    return [f"a{k}_ = a{k}{_index(nest.varying[v.id])}" for k, v in enumerate(group.inputs)
-            if v.id in read and not _is_scalar(v)]
+    return [f"a{k}_ = {_load(v, f'a{k}{_index(nest.varying[v.id])}')}"
+            for k, v in enumerate(group.inputs) if v.id in read and not _is_scalar(v)]
 
 
 def _kept_sizes(nest):
@@ -326,14 +451,15 @@ def _render_epilogue(group, nest, names, finished, out_params, dtype):
     """The epilogue's loops over the kept loops (none for a full reduction)."""
     body = _array_loads(group, group.epilogue, nest)
     read = {v.id for node in group.epilogue for v in node.inputs}
+    reduced = {node.outputs[0].id: node.outputs[0] for node in _reductions(group)}
     for k, (vid, result) in enumerate(finished.items()):
         if vid in read:
             names[vid] = f"fin{k}"
-            body.append(f"fin{k} = {result}{_index(nest.kept)}")
+            body.append(f"fin{k} = {_load(reduced[vid], f'{result}{_index(nest.kept)}')}")
     for j, node in enumerate(group.epilogue):
         names[node.outputs[0].id] = f"e{j}"
         body.append(f"e{j} = {_render_expr(node, names, dtype)}")
-    body += [f"{out_params[node.outputs[0].id]}{_index(nest.kept)} = e{j}"
+    body += [f"{out_params[node.outputs[0].id]}{_index(nest.kept)} = {_stored(node.outputs[0], f'e{j}')}"
              for j, node in enumerate(group.epilogue) if node.outputs[0].id in out_params]
     lines, indent = [], "    "
     for j in nest.kept:
@@ -505,10 +631,12 @@ class GroupStep(TieredStep):
             # place measured only ~15% faster than the copy plus a contiguous kernel)
             if type(a) is not np.ndarray or not a.flags.c_contiguous:
                 a = np.ascontiguousarray(a)
+            if a.dtype in HALF_CODECS:
+                a = a.view(np.uint16)
             args.append(a if shape is None else a.reshape(shape))
-        outs = [given[k].reshape(shape) if given and k in given else np.empty(shape, dtype)
+        outs = [(given[k].reshape(shape) if given and k in given else np.empty(shape, dtype))
                 for k, shape, dtype, _ in self.out_specs]
-        return args, outs
+        return args, [o.view(np.uint16) if o.dtype in HALF_CODECS else o for o in outs]
 
     def _warm_up(self, kernel):
         args, outs = self._kernel_args([np.ones(v.shape, v.dtype) for v in self.group.inputs])
@@ -520,8 +648,8 @@ class GroupStep(TieredStep):
         return self._results(inputs, outs)
 
     def _results(self, inputs, outs):
-        returned = iter(o if spec[3] is None else o.reshape(spec[3])
-                        for o, spec in zip(outs, self.out_specs))
+        returned = iter(_as_output(o, dtype, shape) for o, (_, _, dtype, shape)
+                        in zip(outs, self.out_specs))
         return tuple(inputs[self.written_into[k]] if k in self.written_into else next(returned)
                      for k in range(len(self.group.outputs)))
 
@@ -547,6 +675,57 @@ class GroupStep(TieredStep):
             return None
         args, outs = self._kernel_args(inputs)
         return lambda: (kernel(*args, *outs), self._results(inputs, outs))[1]
+
+
+def _as_output(out, dtype, shape):
+    """A kernel's output array as the graph's value: its dtype (half types were written as
+    bits) and shape (None: as written)."""
+    out = out if out.dtype == dtype else out.view(dtype)
+    return out if shape is None else out.reshape(shape)
+
+
+class MemberSteps(TieredStep):
+    """In-place GroupSteps of one source (`writing_into` twins) run by one kernel call over
+    all of them: a multi-tensor update, each optimizer update of a parameter being a member.
+    `in_place` takes the members' inputs one after the other."""
+
+    what = "fused multi-tensor kernel"
+
+    def __init__(self, members):
+        super().__init__(_over_members(members[0].source))
+        self.members = members
+        counts = [len(m.group.inputs) for m in members]
+        self.starts = [sum(counts[:i]) for i in range(len(counts) + 1)]
+
+    def _packed(self, per_member):
+        """The kernel's arguments: for each of a member kernel's arguments, the tuple of the
+        members' (read-only arrays copied: a tuple's arrays must all be of one type)."""
+        columns = zip(*[args + outs for args, outs in per_member])
+        return [tuple(a if type(a) is tuple or a.flags.writeable else a.copy() for a in column)
+                for column in columns]
+
+    def _warm_up(self, kernel):
+        kernel(*self._packed([m._kernel_args([np.ones(v.shape, v.dtype) for v in m.group.inputs])
+                              for m in self.members]))
+
+    def in_place(self, xp, *inputs, **attrs):
+        kernel = self.kernel
+        if kernel is None or xp is not np:
+            return None
+        own = [inputs[a:b] for a, b in zip(self.starts, self.starts[1:])]
+        per_member = [m._kernel_args(ins) for m, ins in zip(self.members, own)]
+        packed = self._packed(per_member)
+
+        def write():
+            kernel(*packed)
+            return tuple(r for m, ins, (_, outs) in zip(self.members, own, per_member)
+                         for r in m._results(ins, outs))
+        return write
+
+
+def merge_updates(twins):
+    """A MemberSteps for in-place GroupSteps of one source, compiled as their kernels were."""
+    return _submit(MemberSteps(twins), twins[0].background)
 
 
 class PrimitiveStep(TieredStep):
