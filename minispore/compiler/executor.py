@@ -52,11 +52,14 @@ class Program:
     """Runs a graph's steps. `steps` come from codegen; constants are preloaded slots.
 
     donations: (input Var, output Var) of state updates that may be computed into the
-    input's buffer (see the module docstring); merge_updates(twins) -> one step's in_place
-    writing the updates of several fused kernels of one source at once (a multi-tensor
-    update), or None (codegen.numba_cpu.merge_updates)."""
+    input's buffer (see the module docstring); in_place_kernel(twins) compiles the in-place
+    twins of fused kernels (codegen.numba_cpu.in_place_kernel; None: no fused kernel writes
+    in place) and returns their writer: one twin's, or one call over several of one source
+    (a multi-tensor update: each optimizer update of a parameter in one kernel call)."""
 
-    def __init__(self, graph, steps_for, donations=(), merge_updates=None):
+    merge_updates = True  # several updates of one source in one kernel call (or one each)
+
+    def __init__(self, graph, steps_for, donations=(), in_place_kernel=None):
         slots = {}
 
         def slot(var):
@@ -80,7 +83,7 @@ class Program:
         self.output_slots = [slot(v) for v in graph.outputs]
         self.n_slots = len(slots)
         self.consts = list(consts.items())
-        self.merge_updates = merge_updates
+        self.in_place_kernel = in_place_kernel
         self.donating = self._plan_donations([(slots.get(x.id), slots.get(y.id))
                                               for x, y in donations])
         if device.xp() is np:
@@ -110,7 +113,7 @@ class Program:
         for step, pairs in wanted.items():
             if not any(s in read for s in step.outs):
                 twin = _can_donate(step, pairs)
-                if twin is not None:
+                if twin is True or twin is not None and self.in_place_kernel is not None:
                     donating.append(step)
                     twins[step] = twin
         overwritten = [{step.ins[j] for j in step.donated} for step in donating]
@@ -121,27 +124,27 @@ class Program:
             if step not in donating:
                 step.in_place, step.donated = None, ()
         self.plain_steps = [step for step in self.steps if step not in donating]
-        donating = self._merged(donating, twins)
+        donating = self._with_in_place_kernels(donating, twins)
         self.steps = self.plain_steps + donating
         return donating
 
-    def _merged(self, donating, twins):
-        """`donating` with the fused kernels of each source (2 or more: the same optimizer's
-        update of several parameters) as one step whose in-place write is one kernel call."""
-        if self.merge_updates is None:
-            return donating
+    def _with_in_place_kernels(self, donating, twins):
+        """`donating` with each fused kernel's in-place writer compiled (those of one source,
+        if merge_updates, as one step writing them all in one kernel call)."""
         by_source = {}
         for step in donating:
             if twins[step] is not True:
                 by_source.setdefault(twins[step].source, []).append(step)
         for members in by_source.values():
-            if len(members) < 2:
+            if len(members) == 1 or not self.merge_updates:
+                for m in members:
+                    m.in_place = self.in_place_kernel([twins[m]]).in_place
                 continue
             merged = Step(_Members(members), [s for m in members for s in m.ins],
                           [s for m in members for s in m.outs], {}, True,
                           f"fused update of {len(members)} tensors ({members[0].label})",
                           tuple(node for m in members for node in m.nodes))
-            merged.in_place = self.merge_updates([twins[m] for m in members]).in_place
+            merged.in_place = self.in_place_kernel([twins[m] for m in members]).in_place
             starts = np.cumsum([0] + [len(m.ins) for m in members]).tolist()
             merged.donated = tuple(start + j for m, start in zip(members, starts)
                                    for j in m.donated)
@@ -227,7 +230,7 @@ def _can_donate(step, pairs):
     """Set step.in_place and step.donated for the donated {output: input} `pairs` it can write
     in place. A primitive writes output 0 into input 0 (returns True); a fused kernel
     (codegen's GroupStep) into the inputs its twin `writing_into(pairs)` takes (returns the
-    twin). None where it can write none."""
+    twin, whose writer Program compiles). None where it can write none."""
     if not step.multiple:
         in_place = step.nodes[0].prim.in_place if pairs == {0: 0} else None
         step.in_place, step.donated = in_place, (0,)
@@ -235,7 +238,7 @@ def _can_donate(step, pairs):
     writing_into = getattr(step.fn, "writing_into", None)
     twin = writing_into(pairs) if writing_into is not None else None
     if twin is not None:
-        step.in_place, step.donated = twin.in_place, tuple(twin.written_into.values())
+        step.donated = tuple(twin.written_into.values())  # in_place: its compiled writer's
     return twin
 
 

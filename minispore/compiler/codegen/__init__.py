@@ -26,14 +26,14 @@ class Backend(NamedTuple):
     lower_group: Callable          # lower_group(FusedGroup) -> a step with a `.source`
     lower_node: Callable           # lower_node(Node) -> a step with a `.source`, or None
     program_class: type            # Program, or a subclass (the GPU's replays CUDA graphs)
-    merge_updates: Optional[Callable]  # in-place twins of one source -> one kernel, or None
+    in_place_kernel: Optional[Callable]  # fused kernels' in-place twins -> their writer
 
 
 def _cpu():
     background = os.environ.get("MINISPORE_SYNC_COMPILE", "0") != "1"
     return Backend(True, True, lambda group: numba_cpu.lower_group(group, background),
                    lambda node: numba_cpu.lower_primitive(node, background), Program,
-                   numba_cpu.merge_updates)
+                   numba_cpu.in_place_kernel)
 
 
 _GPU = Backend(False, False, cuda_gpu.lower_group_cuda, lambda node: None, ReplayedProgram, None)
@@ -73,5 +73,5 @@ def lower(graph, items, target, donations=()):
 
     program_class = Program if target is None else target.program_class
     program = program_class(graph, steps, donations,
-                            target.merge_updates if target is not None else None)
+                            target.in_place_kernel if target is not None else None)
     return program, "\n\n".join(sources) or None

@@ -46,8 +46,8 @@ class ReplayedProgram(Program):
     """A Program whose calls, from the second on, replay a CUDA graph of its first run's
     launches (see the module docstring). `why_not` says why a program is not replayed."""
 
-    def __init__(self, graph, steps_for, donations=(), merge_updates=None):
-        super().__init__(graph, steps_for, donations, merge_updates)
+    def __init__(self, graph, steps_for, donations=(), in_place_kernel=None):
+        super().__init__(graph, steps_for, donations, in_place_kernel)
         host_io = [node.prim.name for node in graph.nodes if node.prim.host_io]
         self.why_not = ("MINISPORE_CUDA_GRAPHS=0" if not enabled() else
                         f"ops.{host_io[0]} exchanges data with the host" if host_io else None)

@@ -613,12 +613,13 @@ class GroupStep(TieredStep):
     def writing_into(self, wanted):
         """The twin of this step that stores output k into input j's buffer for each {k: j}
         of `wanted` where `can_write_into` holds (its `written_into`), or None where it holds
-        for none; its kernel compiles as this step's did."""
+        for none. Not compiled yet: `in_place_kernel` compiles it, alone or with others."""
         written_into = {k: j for k, j in wanted.items() if can_write_into(self.group, k, j)}
         if not written_into:
             return None
         twin = GroupStep(self.group, render_module(self.group, written_into), written_into)
-        return _submit(twin, self.background)
+        twin.background = self.background
+        return twin
 
     def _kernel_args(self, inputs, given=None):
         """The kernel's arguments: the loop sizes, the inputs, then its outputs (new arrays,
@@ -723,9 +724,10 @@ class MemberSteps(TieredStep):
         return write
 
 
-def merge_updates(twins):
-    """A MemberSteps for in-place GroupSteps of one source, compiled as their kernels were."""
-    return _submit(MemberSteps(twins), twins[0].background)
+def in_place_kernel(twins):
+    """The step whose `in_place` writes the updates of `twins` (`writing_into` twins of one
+    source): the twin itself, or a MemberSteps over several; compiled as their kernels were."""
+    return _submit(twins[0] if len(twins) == 1 else MemberSteps(twins), twins[0].background)
 
 
 class PrimitiveStep(TieredStep):
