@@ -1,10 +1,12 @@
-"""Buckets: a flat concatenation whose parts are computed straight into it.
+"""Buckets: a concatenation along the first axis whose parts are computed straight into it.
 
 `nn.DistributedGradReducer` flattens the gradients and concatenates them into buckets, one
-all-reduce each. Copying every gradient into its bucket costs a pass over all of them per
-step; instead the producer of each part (a GEMM, a fused kernel) writes its result into the
-part's slice of the bucket, which is allocated just before the first of them runs, and the
-concatenation finds its parts in place. A producer that cannot write there on some call (its
+all-reduce each; an unrolled recurrence concatenates its steps' outputs, and the operands of
+its weight gradient's one product (passes.concat_product_sums). Each part of such a
+concatenation is a contiguous block of the result. Copying every part in costs a pass over
+all of them; instead the producer of each part (a GEMM, a fused kernel) writes its result
+into the part's block of the bucket, which is allocated just before the first of them runs,
+and the concatenation finds its parts in place. A producer that cannot write there on some call (its
 kernel still compiling, operands BLAS does not take) returns its own array, and the
 concatenation copies that part in.
 
@@ -20,7 +22,7 @@ import numpy as np
 
 
 def plan(steps, new_slot, make_step):
-    """`steps` with each flat concatenation's producers writing into a bucket: an allocating
+    """`steps` with each first-axis concatenation's producers writing into a bucket: an allocating
     step (made by `make_step(fn, ins, outs, label)`, its slot from `new_slot()`) before the
     first of them, their functions wrapped to take the bucket as a last input, the
     concatenation's to take it first. Steps are changed in place; returns the new list."""
@@ -30,7 +32,8 @@ def plan(steps, new_slot, make_step):
     for step in steps:
         node = step.nodes[0]
         if not (len(step.nodes) == 1 and node.prim.name == "concat"
-                and len(node.outputs[0].shape) == 1 and len(set(step.ins)) == len(step.ins)):
+                and node.attrs["axis"] % len(node.outputs[0].shape) == 0
+                and len(set(step.ins)) == len(step.ins)):
             continue
         writes = {}  # producer step -> {output position: (offset, size, shape)}
         offset = 0
@@ -45,8 +48,9 @@ def plan(steps, new_slot, make_step):
             continue
         bucket = new_slot()
         first = min(index[id(writer)] for writer in writes)
-        allocations.append((first, make_step(_Allocate(offset, node.outputs[0].dtype), [],
-                                             [bucket], f"bucket of {offset} elements")))
+        out = node.outputs[0]
+        allocations.append((first, make_step(_Allocate(out.shape, out.dtype), [], [bucket],
+                                             f"bucket of {offset} elements")))
         for writer, outputs in writes.items():
             writer.fn = _Into(writer, outputs)
             writer.ins = writer.ins + [bucket]
@@ -59,7 +63,7 @@ def plan(steps, new_slot, make_step):
 
 
 def _viewed(step, slot, shape):
-    """(slot, shape) of the array whose flattened view `slot` holds: a reshape's input (a
+    """(slot, shape) of the array whose reshaped view `slot` holds: a reshape's input (a
     view of it, the array being contiguous), else `slot` itself."""
     if step is not None and len(step.nodes) == 1 and step.nodes[0].prim.name == "reshape":
         return step.ins[0], step.nodes[0].inputs[0].shape
@@ -73,11 +77,11 @@ def _can_write(step):
 
 
 class _Allocate:
-    def __init__(self, size, dtype):
-        self.size, self.dtype = size, dtype
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype = shape, dtype
 
     def __call__(self, xp):
-        return xp.empty(self.size, self.dtype)
+        return xp.empty(self.shape, self.dtype)
 
 
 class _Into:
@@ -92,7 +96,8 @@ class _Into:
 
     def __call__(self, xp, *args, **attrs):
         *ins, bucket = args
-        given = {k: bucket[offset:offset + size].reshape(shape)
+        flat = bucket.reshape(-1)
+        given = {k: flat[offset:offset + size].reshape(shape)
                  for k, (offset, size, shape) in self.outputs.items()}
         result = self.into(xp, given, *ins, **attrs)
         return self.fn(xp, *ins, **attrs) if result is None else result
@@ -108,11 +113,11 @@ class _Gather:
         self.copied = 0
 
     def __call__(self, xp, bucket, *parts):
-        start, itemsize = _address(bucket), bucket.itemsize
+        start, itemsize, flat = _address(bucket), bucket.itemsize, bucket.reshape(-1)
         copied = 0
         for part, offset, size in zip(parts, self.offsets, self.sizes):
             if part.base is not bucket or _address(part) != start + offset * itemsize:
-                bucket[offset:offset + size] = part.reshape(-1)
+                flat[offset:offset + size] = part.reshape(-1)
                 copied += 1
         self.copied = copied
         return bucket

@@ -66,3 +66,30 @@ def test_a_part_that_is_not_computed_in_place_is_copied_into_the_bucket():
     out = flat(a, b).asnumpy()
     want = np.concatenate([(a.asnumpy() @ a.asnumpy().T).ravel(), [7, 8], np.arange(6)])
     np.testing.assert_array_equal(out, want)
+
+
+def test_an_unrolled_loop_writes_each_step_into_the_stacked_output():
+    """An RNN's outputs stacked along a new first axis (nn.LSTM's _stack): each step's kernel
+    writes its block of the stacked tensor; the concatenation copies nothing."""
+    rng = np.random.default_rng(2)
+    w = ms.Tensor(rng.standard_normal((16, 16)).astype(np.float32) * 0.3)
+    xs = ms.Tensor(rng.standard_normal((5, 4, 16)).astype(np.float32))
+
+    def unrolled(xs, w):
+        h, outs = xs[0] * 0, []
+        for t in range(xs.shape[0]):
+            h = ops.sigmoid(ops.matmul(h, w) + xs[t]) * 2 - 1  # one fused kernel writes h
+            outs.append(ops.expand_dims(h, 0))
+        return ops.concat(outs, 0)
+
+    compiled = ms.jit(unrolled)
+    out = compiled(xs, w)
+    program = next(iter(compiled.cache.values())).program
+    gather = [s.fn for s in program.steps if isinstance(s.fn, _Gather)]
+    assert len(gather) == 1 and gather[0].copied == 0
+    ms.set_context(jit_enable=False)
+    try:
+        want = unrolled(xs, w)
+    finally:
+        ms.set_context(jit_enable=True)
+    assert_close(out.asnumpy(), want.asnumpy(), rtol=1e-6, atol=1e-6)
