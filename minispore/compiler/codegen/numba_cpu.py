@@ -75,32 +75,23 @@ from numba import types as _half_types
 from numba.extending import intrinsic as _half_intrinsic
 
 
-@_half_intrinsic
-def _half_bits(typingctx, x):
-    def codegen(context, builder, sig, args):
-        return builder.bitcast(builder.fptrunc(args[0], _half_ir.HalfType()), _half_ir.IntType(16))
-    return _half_types.uint16(_half_types.float32), codegen
+def _half_conversion(signature, convert):
+    @_half_intrinsic
+    def conversion(typingctx, x):
+        def codegen(context, builder, sig, args):
+            return convert(builder, args[0])
+        return signature, codegen
+    return conversion
 
 
-@_half_intrinsic
-def _half_value(typingctx, bits):
-    def codegen(context, builder, sig, args):
-        return builder.fpext(builder.bitcast(args[0], _half_ir.HalfType()), _half_ir.FloatType())
-    return _half_types.float32(_half_types.uint16), codegen
-
-
-@_half_intrinsic
-def _float_bits(typingctx, x):
-    def codegen(context, builder, sig, args):
-        return builder.bitcast(args[0], _half_ir.IntType(32))
-    return _half_types.uint32(_half_types.float32), codegen
-
-
-@_half_intrinsic
-def _bits_float(typingctx, bits):
-    def codegen(context, builder, sig, args):
-        return builder.bitcast(args[0], _half_ir.FloatType())
-    return _half_types.float32(_half_types.uint32), codegen
+_f16, _f32, _u16, _u32 = (_half_ir.HalfType(), _half_types.float32, _half_types.uint16,
+                          _half_types.uint32)
+_half_bits = _half_conversion(_u16(_f32), lambda b, x: b.bitcast(b.fptrunc(x, _f16),
+                                                                  _half_ir.IntType(16)))
+_half_value = _half_conversion(_f32(_u16), lambda b, x: b.fpext(b.bitcast(x, _f16),
+                                                                _half_ir.FloatType()))
+_float_bits = _half_conversion(_u32(_f32), lambda b, x: b.bitcast(x, _half_ir.IntType(32)))
+_bits_float = _half_conversion(_f32(_u32), lambda b, x: b.bitcast(x, _half_ir.FloatType()))
 
 
 @numba.njit(inline="always")
