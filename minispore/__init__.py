@@ -14,24 +14,31 @@ from . import mint, numpy  # noqa: F401  (MindSpore's mint and numpy namespaces)
 from .amp import build_train_network  # noqa: F401
 from .common.seed import get_seed, set_seed  # noqa: F401
 from .context import (COMPATIBLE, GRAPH_MODE, LAX, PYNATIVE_MODE, STRICT,  # noqa: F401
-                      get_context, set_context)
+                      get_context, get_current_device, set_context, set_device)
 from .context.parallel import (ParallelMode, get_auto_parallel_context,  # noqa: F401
                                reset_auto_parallel_context, set_auto_parallel_context)
 from .core import dtype  # noqa: F401
-from .core.dtype import (Type, bfloat16, bool_, float16, float32, float64, int8,  # noqa: F401
-                         int16, int32, int64, uint8)
+from .core.creation import from_numpy, is_tensor, tensor  # noqa: F401
+from .core.dtype import (Type, bfloat16, bool_, byte, double, dtype_to_nptype,  # noqa: F401
+                         dtype_to_pytype, float16, float32, float64, get_py_obj_dtype, half,
+                         int8, int16, int32, int64, intc, intp, long, pytype_to_dtype, short,
+                         single, ubyte, uint8)
 from .core.interop import from_dlpack  # noqa: F401
 from .core.memory import tune_allocator as _tune_allocator
 from .core.parameter import Parameter, ParameterTuple  # noqa: F401
+from .core.seed import (get_rng_state, initial_seed, manual_seed, seed,  # noqa: F401
+                        set_rng_state)
 from .core.tensor import Tensor  # noqa: F401
 from .grad import (GradOperation, grad, hessian, jacfwd, jacrev, jvp,  # noqa: F401
                    value_and_grad, vjp, vmap)
 from .export import export, load  # noqa: F401
 from .graph_mode import explain, jit, ms_function, mutable  # noqa: F401
-from .train import (Callback, CheckpointConfig, DynamicLossScaleManager,  # noqa: F401
-                    FixedLossScaleManager, LossMonitor, LossScaleManager, Model, ModelCheckpoint,
-                    RunContext, TimeMonitor, load_checkpoint, load_param_into_net,
-                    save_checkpoint)
+from .train import (MAE, MSE, Accuracy, Callback, CheckpointConfig,  # noqa: F401
+                    DynamicLossScaleManager, EarlyStopping, FixedLossScaleManager, History,
+                    LambdaCallback, LearningRateScheduler, Loss, LossMonitor,
+                    LossScaleManager, Metric, Model, ModelCheckpoint, ReduceLROnPlateau,
+                    RunContext, TimeMonitor, get_metric_fn, load_checkpoint,
+                    load_param_into_net, save_checkpoint)
 from .profiler import Profiler  # noqa: F401
 from .version import __version__  # noqa: F401
 

@@ -5,7 +5,7 @@
     >>> ms.get_context("mode") == ms.PYNATIVE_MODE
     True
 """
-from typing import Any
+from typing import Any, Optional
 
 import os
 
@@ -72,6 +72,27 @@ def set_context(**kwargs: Any) -> None:
         if key == "save_graphs":
             value = bool(value)
         _context[key] = value
+
+
+def set_device(device_target: str, device_id: Optional[int] = None) -> None:
+    """Run on "CPU" or "GPU" (MindSpore 2.5's spelling of set_context(device_target=...)).
+
+        >>> ms.set_device("CPU")
+    """
+    set_context(device_target=device_target)
+    if device_id is not None:
+        if isinstance(device_id, bool) or not isinstance(device_id, int) or device_id < 0:
+            raise ValueError(f"set_device: device_id must be a non-negative int, got {device_id!r}")
+        set_context(device_id=device_id)
+
+
+def get_current_device() -> tuple:
+    """(device_target, device_id) of the context (MindSpore's DeviceInfo, as a tuple).
+
+        >>> ms.get_current_device()
+        ('CPU', 0)
+    """
+    return _context["device_target"], _context["device_id"]
 
 
 def get_context(key: str) -> Any:

@@ -74,6 +74,10 @@ bfloat16 = Type("BFloat16", BF16)
 float32 = Type("Float32", np.float32)
 float64 = Type("Float64", np.float64)
 
+# MindSpore's aliases (numpy's C-style names) of the types above
+half, single, double = float16, float32, float64
+byte, short, intc, long, intp, ubyte = int8, int16, int32, int64, int64, uint8
+
 ALL_TYPES = (bool_, int8, int16, int32, int64, uint8, float16, bfloat16, float32, float64)
 _BY_NUMPY = {t.np: t for t in ALL_TYPES}
 _BY_NAME = {t.name.lower(): t for t in ALL_TYPES}
@@ -98,6 +102,37 @@ def to_type(dtype):
     except (KeyError, TypeError):
         raise TypeError(f"minispore has no dtype matching {dtype!r}; "
                         f"supported: {', '.join(t.name for t in ALL_TYPES)}") from None
+
+
+def dtype_to_nptype(type_):
+    """The numpy scalar type of a minispore dtype: `ms.dtype_to_nptype(ms.float32)` is
+    numpy.float32."""
+    return to_type(type_).np.type
+
+
+def dtype_to_pytype(type_):
+    """The Python type of a minispore dtype's values: bool, int or float."""
+    kind = to_type(type_).kind
+    return bool if kind == "b" else int if kind in "iu" else float
+
+
+def pytype_to_dtype(obj):
+    """The minispore dtype of a Python or numpy type, as MindSpore maps it: bool -> Bool,
+    int -> Int64, float -> Float64, numpy.float32 -> Float32..."""
+    if obj is float:
+        return float64
+    if isinstance(obj, type) and not issubclass(obj, (bool, int, np.generic)):
+        raise TypeError(f"pytype_to_dtype: no dtype for Python type {obj.__name__}")
+    return to_type(obj)
+
+
+def get_py_obj_dtype(obj):
+    """The dtype of a Python object: a Tensor's dtype, a type's (pytype_to_dtype), or that of
+    the object's type."""
+    dtype = getattr(obj, "dtype", None)
+    if isinstance(dtype, Type):
+        return dtype
+    return pytype_to_dtype(obj if isinstance(obj, type) else type(obj))
 
 
 def to_np(dtype):

@@ -13,11 +13,13 @@ Two numpy Generators: one that initializers draw from (`generator`), one for ran
 (global seed, op seed): reproducible, and still new values on every call, as MindSpore's
 op-level seeds behave. As in MindSpore, `set_seed` also seeds `numpy.random`.
 """
+import json
 from typing import Any, Optional
 
 import numpy as np
 
 _seed = None
+_op_seed = None  # the seed of the default generator (random ops'), see manual_seed
 _init_generator = np.random.default_rng()
 _op_generator = np.random.default_rng()
 _op_streams: dict[Any, np.random.Generator] = {}
@@ -25,14 +27,66 @@ _op_streams: dict[Any, np.random.Generator] = {}
 
 def set_seed(seed: int) -> None:
     """Seed initializers, random ops and `numpy.random` (a non-negative int)."""
-    global _seed, _init_generator, _op_generator
+    global _seed, _init_generator, _op_generator, _op_seed
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"set_seed: seed must be a non-negative int, got {seed!r}")
-    _seed = int(seed)
+    _seed = _op_seed = int(seed)
     _init_generator = np.random.default_rng(_seed)
     _op_generator = np.random.default_rng(_seed)
     _op_streams.clear()
     np.random.seed(_seed)
+
+
+def manual_seed(seed: int) -> None:
+    """Seed the default generator, the one random ops draw from (MindSpore 2.x); initializers
+    and numpy.random keep their state (`set_seed` seeds them all).
+
+        >>> ms.manual_seed(13); ms.initial_seed()
+        13
+    """
+    global _op_generator, _op_seed
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"manual_seed: seed must be a non-negative int, got {seed!r}")
+    _op_seed = int(seed)
+    _op_generator = np.random.default_rng(_op_seed)
+
+
+def seed() -> int:
+    """Seed the default generator with a fresh non-deterministic seed, and return it."""
+    fresh = int(np.random.SeedSequence().generate_state(2, np.uint64)[0] >> np.uint64(1))
+    manual_seed(fresh)
+    return fresh
+
+
+def initial_seed() -> int:
+    """The seed the default generator was last seeded with (by manual_seed, seed or set_seed;
+    a non-deterministic one, drawn now, if none)."""
+    return _op_seed if _op_seed is not None else seed()
+
+
+def get_rng_state() -> Any:
+    """The default generator's state as a uint8 Tensor, for `set_rng_state`.
+
+        >>> state = ms.get_rng_state(); a = ms.ops.rand(3)
+        >>> ms.set_rng_state(state); bool((ms.ops.rand(3) == a).all())
+        True
+    """
+    from .tensor import Tensor
+    text = json.dumps(_op_generator.bit_generator.state)
+    return Tensor(np.frombuffer(text.encode(), np.uint8).copy())
+
+
+def set_rng_state(state: Any) -> None:
+    """Restore the default generator to a state `get_rng_state` returned."""
+    data = np.asarray(getattr(state, "asnumpy", lambda: state)())
+    try:
+        saved = json.loads(data.astype(np.uint8).tobytes().decode())
+        generator = np.random.Generator(getattr(np.random, saved["bit_generator"])())
+        generator.bit_generator.state = saved
+    except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError) as e:
+        raise ValueError(f"set_rng_state: not a state from get_rng_state ({e})") from None
+    global _op_generator
+    _op_generator = generator
 
 
 def get_seed() -> Optional[int]:

@@ -10,9 +10,12 @@ from .checkpoint import CheckpointError, load_checkpoint, load_param_into_net, s
 from .metrics import MAE, MSE, Accuracy, Loss, Metric, get_metric_fn, get_metrics  # noqa: F401
 from .model import Model  # noqa: F401
 from .model_checkpoint import CheckpointConfig, ModelCheckpoint  # noqa: F401
-from .monitors import LossMonitor, ProgressBar, TimeMonitor  # noqa: F401
+from .custom_callbacks import LambdaCallback, LearningRateScheduler  # noqa: F401
+from .monitors import History, LossMonitor, ProgressBar, TimeMonitor  # noqa: F401
+from .plateau import EarlyStopping, ReduceLROnPlateau  # noqa: F401
 
 __all__ = ["Model", "Callback", "CallbackList", "CallbackParams", "RunContext", "LossMonitor",
            "TimeMonitor", "ProgressBar", "ModelCheckpoint", "CheckpointConfig", "Metric",
            "Accuracy", "Loss", "MAE", "MSE", "get_metric_fn", "get_metrics", "CheckpointError",
-           "save_checkpoint", "load_checkpoint", "load_param_into_net"]
+           "save_checkpoint", "load_checkpoint", "load_param_into_net", "History",
+           "LambdaCallback", "LearningRateScheduler", "EarlyStopping", "ReduceLROnPlateau"]

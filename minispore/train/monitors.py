@@ -1,4 +1,4 @@
-"""Built-in callbacks that report progress: LossMonitor, TimeMonitor, ProgressBar.
+"""Built-in callbacks that report progress: LossMonitor, TimeMonitor, ProgressBar, History.
 
     >>> from minispore.train import LossMonitor, TimeMonitor
     >>> callbacks = [LossMonitor(per_print_times=50), TimeMonitor()]
@@ -22,7 +22,7 @@ from .callback import Callback
 from typing import IO, Any, Optional
 from .callback import RunContext
 
-__all__ = ["LossMonitor", "ProgressBar", "TimeMonitor"]
+__all__ = ["History", "LossMonitor", "ProgressBar", "TimeMonitor"]
 
 
 def _write(message):
@@ -164,3 +164,32 @@ class ProgressBar(Callback):
         if self._bar is not None:
             self._bar.close()
             self._bar = None
+
+
+class History(Callback):
+    """Record each epoch's training output and metrics (MindSpore's `train.History`):
+    `history.epoch` is {"epoch": [1, 2, ...]}, `history.history` {"net_output": [loss per
+    epoch, the last step's], and each metric of Model.fit's evaluations: [value per epoch]}.
+
+        >>> history = History()
+        >>> model.train(2, dataset, callbacks=[history])              # doctest: +SKIP
+        >>> history.history["net_output"]                            # doctest: +SKIP
+        [1.6079, 1.6034]
+    """
+
+    def __init__(self) -> None:
+        self.epoch: dict[str, list] = {"epoch": []}
+        self.history: dict[str, list] = {}
+
+    def on_train_begin(self, run_context: RunContext) -> None:
+        self.epoch = {"epoch": []}
+
+    def on_train_epoch_end(self, run_context: RunContext) -> None:
+        cb_params = run_context.original_args()
+        self.epoch["epoch"].append(cb_params.get("cur_epoch_num", 1))
+        output = cb_params.get("net_outputs")
+        loss = _loss_value(output)
+        record = {"net_output": output if loss is None else loss}
+        record.update(cb_params.get("metrics") or {})
+        for key, value in record.items():
+            self.history.setdefault(key, []).append(value)
