@@ -12,15 +12,19 @@ inf from the other branch would be nan).
 """
 from __future__ import annotations
 from typing import Any, Optional
+import numpy as np
+
 from . import functional as F
+from .array_functions import one_hot
 from .activation import softmax
 from .arguments import as_tensor, op_error
 from .primitive import OpShapeError, OpTypeError
 from .random_ops import rand_like
 from ..core.hints import Tensor, TensorLike, Axis, DTypeLike
 
-__all__ = ["celu", "fast_gelu", "glu", "hardshrink", "hardtanh", "logsigmoid", "mish", "prelu",
-           "rrelu", "selu", "softmin", "softshrink", "softsign", "tanhshrink", "threshold"]
+__all__ = ["celu", "fast_gelu", "glu", "gumbel_softmax", "hardshrink", "hardtanh", "logsigmoid",
+           "mish", "prelu", "rrelu", "selu", "softmin", "softshrink", "softsign", "swiglu",
+           "tanhshrink", "threshold"]
 
 # SELU's constants (Klambauer et al. 2017), as MindSpore and PyTorch define them
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -120,6 +124,43 @@ def glu(x: Tensor, axis: int = -1) -> Tensor:
         raise op_error("glu", (x,), f"axis {axis} must have an even size", OpShapeError)
     a, b = F.split(x, x.shape[axis] // 2, axis)
     return F.mul(a, F.sigmoid(b))
+
+
+def swiglu(input: Tensor, dim: int = -1) -> Tensor:
+    """SwiGLU: swish(a) * b = a * sigmoid(a) * b, a and b the two halves of `input` along
+    `dim` (the gated feed-forward of LLaMA-style Transformers).
+
+        >>> ops.swiglu(ms.Tensor([[1.0, 2.0]])).asnumpy().round(4).tolist()
+        [[1.4621]]
+    """
+    x = _float_input("swiglu", input)
+    if x.ndim == 0 or x.shape[dim] % 2:
+        raise op_error("swiglu", (x,), f"dim {dim} must have an even size", OpShapeError)
+    a, b = F.split(x, x.shape[dim] // 2, dim)
+    return F.mul(F.mul(a, F.sigmoid(a)), b)
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1.0, hard: bool = False, dim: int = -1) -> Tensor:
+    """softmax((logits + g) / tau) along `dim`, g drawn from the Gumbel(0, 1) distribution
+    (-log(-log(u)), u uniform; from the ms.set_seed / manual_seed generator). With `hard`, the
+    one-hot of its argmax, whose gradient is the soft sample's (straight-through).
+
+        >>> ms.set_seed(0); y = ops.gumbel_softmax(ops.zeros((2, 5)), hard=True)
+        >>> y.sum(-1).asnumpy().tolist()
+        [1.0, 1.0]
+    """
+    logits = _float_input("gumbel_softmax", logits)
+    if tau <= 0:
+        raise op_error("gumbel_softmax", (logits,), f"tau must be positive, got {tau}", ValueError)
+    finfo = np.finfo(logits.dtype.np)  # u in [tiny, 1 - eps]: both logs finite
+    uniform = F.minimum(F.maximum(rand_like(logits), float(finfo.tiny)), 1.0 - float(finfo.eps))
+    gumbel = F.neg(F.log(F.neg(F.log(uniform))))
+    soft = softmax(F.div(F.add(logits, gumbel), tau), dim)
+    if not hard:
+        return soft
+    dim = dim % soft.ndim
+    hot = one_hot(F.argmax(soft, axis=dim), soft.shape[dim], 1.0, 0.0, axis=dim)
+    return F.add(F.sub(F.cast(hot, soft.dtype), F.stop_gradient(soft)), soft)
 
 
 def logsigmoid(x: Tensor) -> Tensor:

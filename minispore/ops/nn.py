@@ -2,16 +2,18 @@
 (`ops.conv2d`, `ops.cross_entropy`...):
 
     activation      softmax, log_softmax, relu6, leaky_relu, elu, hardsigmoid, hardswish
-    activation_ext  prelu, mish, hardtanh, selu, celu, glu, logsigmoid, softsign, softmin,
-                    softshrink, hardshrink, tanhshrink, threshold, fast_gelu, rrelu
+    activation_ext  prelu, mish, hardtanh, selu, celu, glu, swiglu, logsigmoid, softsign,
+                    softmin, softshrink, hardshrink, tanhshrink, threshold, fast_gelu, rrelu,
+                    gumbel_softmax
     attention       multi_head_attention_forward, scaled_dot_product_attention
     conv            conv2d, and the primitives of its derivatives
     conv_nd         conv1d, conv3d, conv_transpose1d/2d/3d (on conv's primitives)
     pool            max_pool2d (and its derivative primitives), avg_pool2d
     pool_ext        max_pool3d, avg_pool3d, adaptive pools, lp_pool1d/2d, max_unpool2d
     resize          interpolate, pixel_shuffle/unshuffle, unfold, fold
+    rotary          rotary_position_embedding
     padding         pad (constant, reflect, replicate, circular)
-    normalization   batch_norm, layer_norm
+    normalization   batch_norm, layer_norm, group_norm, lrn, rms_norm
     dropout         dropout
     loss            cross_entropy, nll_loss, softmax_cross_entropy_with_logits, binary
                     cross-entropy, kl_div, mse_loss, l1_loss, smooth_l1_loss
@@ -36,3 +38,4 @@ from .padding import *
 from .pool import *
 from .pool_ext import *
 from .resize import *
+from .rotary import *

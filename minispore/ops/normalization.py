@@ -11,7 +11,7 @@ from .collective import ReduceOp, all_reduce_p
 from .primitive import bind
 from ..core.hints import Tensor
 
-__all__ = ["batch_norm", "group_norm", "layer_norm", "lrn"]
+__all__ = ["batch_norm", "group_norm", "layer_norm", "lrn", "rms_norm"]
 
 
 def batch_norm(input_x: Tensor, running_mean: Tensor, running_var: Tensor, weight: Tensor, bias: Tensor, training: bool = False, momentum: float = 0.1,
@@ -107,6 +107,33 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Optional[Tensor] = 
     if bias is not None:
         y = F.add(y, bias)
     return y
+
+
+def rms_norm(x: Tensor, gamma: Tensor, epsilon: float = 1e-6) -> tuple[Tensor, Tensor]:
+    """Root-mean-square normalisation over x's last gamma.ndim axes (MindSpore's RmsNorm):
+    (x * rstd * gamma, rstd) with rstd = 1 / sqrt(mean(x ** 2) + epsilon), kept with size-1
+    normalised axes (in float32 for half inputs, which are normalised in float32 and rounded
+    once).
+
+        >>> y, rstd = ops.rms_norm(ms.Tensor([[1.0, 2.0, 3.0]]), ops.ones(3))
+        >>> y.asnumpy().round(4).tolist(), rstd.shape
+        ([[0.4629, 0.9258, 1.3887]], (1, 1))
+    """
+    x, gamma = as_tensor(x), as_tensor(gamma)
+    if not (x.dtype.is_float and gamma.dtype == x.dtype):
+        raise op_error("rms_norm", (x, gamma), "x and gamma must share one float dtype", TypeError)
+    if not 0 < epsilon <= 1:
+        raise op_error("rms_norm", (x, gamma), f"epsilon must be in (0, 1], got {epsilon}",
+                       ValueError)
+    if gamma.ndim > x.ndim or tuple(x.shape[x.ndim - gamma.ndim:]) != tuple(gamma.shape):
+        raise op_error("rms_norm", (x, gamma), f"gamma's shape {gamma.shape} is not the last "
+                       f"axes of x's {x.shape}", ValueError)
+    axes = tuple(range(x.ndim - gamma.ndim, x.ndim))
+    compute = np.float32 if x.dtype.itemsize == 2 else x.dtype  # half types: in float32
+    wide = F.cast(x, compute)
+    rstd = F.rsqrt(F.add(F.mean(F.mul(wide, wide), axes, keep_dims=True), epsilon))
+    y = F.mul(F.mul(wide, rstd), F.cast(gamma, compute))
+    return F.cast(y, x.dtype), rstd
 
 
 def _normalized(x, axes, eps):
