@@ -6,6 +6,8 @@ loop becomes one `while_loop` node (`graph_loop`), traced by compiler.loop_spec.
 values the body changes are carried as 0-d tensors; what a graph loop cannot hold raises
 CannotConvert and the loop goes on in Python.
 """
+from typing import Any, Callable
+
 import numpy as np
 
 from ..core.dtype import promote_np
@@ -162,7 +164,8 @@ def _initial_tensor(v, aval, undefined):
 
 # ***** the public API *****
 
-def while_loop(cond_func, loop_func, init_val):
+def while_loop(cond_func: Callable[[Any], Any], loop_func: Callable[[Any], Any],
+               init_val: Any) -> Any:  # val: Tensors and numbers in tuples, lists, dicts
     """`while cond_func(val): val = loop_func(val)`, returning the final `val` (MindSpore's
     ops.WhileLoop). In Graph mode, a condition on tensors makes this one graph loop (not
     unrolled); the body must keep the shape and dtype of every tensor in `val` and must not

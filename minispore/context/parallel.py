@@ -25,7 +25,7 @@ _DEFAULTS = {"parallel_mode": ParallelMode.STAND_ALONE, "gradients_mean": False,
 _context = dict(_DEFAULTS)
 
 
-def set_auto_parallel_context(**kwargs) -> None:
+def set_auto_parallel_context(**kwargs: Any) -> None:
     """Set how processes train together (MindSpore's names).
 
         >>> ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,

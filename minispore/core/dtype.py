@@ -14,6 +14,7 @@ float32 (neither holds the other), as in MindSpore.
 """
 import ml_dtypes
 import numpy as np
+import numpy.typing as npt
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 HALF_TYPES = (np.dtype(np.float16), BF16)  # the 16-bit floats (CPU kernels compute in float32)
@@ -29,7 +30,7 @@ class Type:
 
     __slots__ = ("name", "np", "kind", "itemsize")
 
-    def __init__(self, name, np_dtype):
+    def __init__(self, name: str, np_dtype: npt.DTypeLike) -> None:
         self.name = name
         self.np = np.dtype(np_dtype)
         self.kind = "f" if is_float_np(self.np) else self.np.kind  # 'b', 'i', 'u', 'f'

@@ -9,6 +9,8 @@ Host (CPU) arrays arrive as numpy arrays, CUDA ones as CuPy arrays (when CuPy is
 both share the producer's buffer, so a write through one is seen by the other, as with
 `torch.from_dlpack`. The caller keeps the producer alive for as long as the data is used.
 """
+from typing import Any
+
 import numpy as np
 
 from .dtype import from_np
@@ -18,7 +20,7 @@ from .tensor import Tensor
 _CPU, _CUDA, _CUDA_HOST = 1, 2, 3
 
 
-def from_dlpack(array) -> Tensor:
+def from_dlpack(array: Any) -> Tensor:  # any object with __dlpack__
     """A Tensor sharing the memory of any object with `__dlpack__` (numpy, PyTorch, JAX, CuPy).
 
         >>> ms.from_dlpack(np.arange(3.0)).asnumpy()

@@ -9,6 +9,9 @@ ONNX export needs the `onnx` package (`pip install 'minispore[onnx]'`); loading 
 it with `onnxruntime`. MindSpore's MINDIR and AIR formats are MindSpore's own: see `export`.
 """
 import os
+from typing import Any, Callable
+
+from ..core.hints import TensorLike
 
 from .loaded import LoadedGraph, load
 from .onnx_export import ExportError, example_inputs, to_onnx
@@ -16,8 +19,8 @@ from .onnx_export import ExportError, example_inputs, to_onnx
 __all__ = ["export", "load", "LoadedGraph", "ExportError"]
 
 
-def export(net, *inputs, file_name: str, file_format: str = "ONNX",
-           dynamic_batch: bool = False, **kwargs) -> str:
+def export(net: Callable[..., Any], *inputs: TensorLike, file_name: str,
+           file_format: str = "ONNX", dynamic_batch: bool = False, **kwargs: Any) -> str:
     """Write `net`'s inference graph, traced on `inputs`, to `file_name` (MindSpore's
     `ms.export`; the suffix is added when missing). Returns the path written.
 

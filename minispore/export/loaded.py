@@ -1,4 +1,6 @@
 """An exported ONNX file read back for inference (`ms.load`), run by onnxruntime."""
+from typing import Any
+
 import numpy as np
 
 from ..core.tensor import Tensor
@@ -26,7 +28,7 @@ class LoadedGraph:
     __call__ = run
 
 
-def load(file_name: str, **kwargs) -> LoadedGraph:
+def load(file_name: str, **kwargs: Any) -> LoadedGraph:  # MindSpore's options, unused
     """Read an exported graph (MindSpore's `ms.load`): ONNX files, run with onnxruntime.
 
         >>> graph = ms.load("net.onnx"); out = ms.nn.GraphCell(graph)(x)

@@ -7,7 +7,7 @@ backward engine. Forward mode (`jvp`) is derived from reverse mode by the double
     >>> ms.grad(ms.ops.tanh)(ms.Tensor(2.0))
     Tensor(shape=[], dtype=Float32, value= 0.0706508)
 """
-from typing import Any, Callable, Union
+from typing import Any, Callable, Sequence, Union
 
 from ..context.interpreter import STATE
 from ..core.tensor import Tensor
@@ -169,7 +169,7 @@ def grad(fn: Callable[..., Any], grad_position: Union[int, tuple[int, ...], None
     return grad_fn
 
 
-def get_grad(gradients, identifier):
+def get_grad(gradients: Sequence[Any], identifier: Union[int, Tensor]) -> Tensor:
     """The gradient for `identifier` (an input position, or a Parameter) in what `grad` or
     `value_and_grad` returned with return_ids=True.
 

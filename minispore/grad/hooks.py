@@ -14,6 +14,8 @@ differentiating through a HookBackward while Graph mode (or `ms.jit`) traces rai
 error (MindSpore supports HookBackward in PyNative mode only). Without differentiation it is
 the identity in both modes.
 """
+from typing import Any, Callable, Union
+
 from ..context.interpreter import STATE
 from ..core.tensor import Tensor
 from . import tape
@@ -28,14 +30,14 @@ class HookBackward:
     `hook_fn(grads)` gets the tuple of their gradients and may return new ones (a tuple, or
     one Tensor for one input) or None to keep them."""
 
-    def __init__(self, hook_fn, cell_id=""):
+    def __init__(self, hook_fn: Callable[[tuple[Tensor, ...]], Any], cell_id: str = "") -> None:
         if not callable(hook_fn):
             raise TypeError(f"HookBackward: hook_fn must be callable, got {type(hook_fn).__name__}")
         if not isinstance(cell_id, str):
             raise TypeError(f"HookBackward: cell_id must be a str, got {type(cell_id).__name__}")
         self.hook_fn, self.cell_id = hook_fn, cell_id
 
-    def __call__(self, *inputs):
+    def __call__(self, *inputs: Tensor) -> Union[Tensor, tuple[Tensor, ...]]:
         for x in inputs:
             if not isinstance(x, Tensor):
                 raise TypeError(f"HookBackward: inputs must be Tensors, got {type(x).__name__}")

@@ -21,6 +21,7 @@ there is an error.
 """
 import itertools
 from collections import OrderedDict
+from typing import Any, Optional
 
 from ..context import config
 from ..context.interpreter import STATE
@@ -43,7 +44,7 @@ class Cell(CellBase):
         flags: attributes to set on the cell (MindSpore's `add_flags`).
     """
 
-    def __init__(self, auto_prefix=True, flags=None):
+    def __init__(self, auto_prefix: bool = True, flags: Optional[dict[str, Any]] = None) -> None:
         init = object.__setattr__
         init(self, "_params", OrderedDict())
         init(self, "_cells", OrderedDict())
@@ -248,7 +249,7 @@ class Cell(CellBase):
         return _HookHandle(self._backward_hooks, hook_fn)
 
     # ***** calling *****
-    def construct(self, *inputs, **kwargs):
+    def construct(self, *inputs: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} must define construct()")
 
     def __call__(self, *args, **kwargs):

@@ -122,7 +122,8 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
                             f"Tensor, got {type(sens).__name__}")
         self.scale_sense.set_data(F.reshape(F.cast(sens, float32), self.scale_sense.shape))
 
-    def construct(self, *inputs: Any):
+    # (loss, overflow, scale) as MindSpore's, where TrainOneStepCell returns the loss alone
+    def construct(self, *inputs: Any) -> tuple[Tensor, Tensor, Tensor]:  # type: ignore[override]
         scale = F.add(self.scale_sense, 0.0)   # this step's value (the update comes later)
         loss = self.network(*inputs)
         sens = F.mul(F.ones_like(loss), F.cast(F.reshape(scale, ()), loss.dtype))

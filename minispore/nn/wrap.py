@@ -73,7 +73,7 @@ class WithEvalCell(Cell):
         self._loss_fn = loss_fn
         self.add_cast_fp32 = add_cast_fp32
 
-    def construct(self, data: Tensor, label: Tensor):
+    def construct(self, data: Tensor, label: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         outputs = self._network(data)
         if self.add_cast_fp32:
             label = F.cast(label, float32)

@@ -24,6 +24,15 @@ from .functional import abs, all, any, max, min, pow, round, sum  # noqa: F401  
 from .layout import range  # noqa: F401
 from .primitive import REGISTRY, OpError, OpShapeError, OpTypeError  # noqa: F401
 
+# The star imports above bring in the helpers the op modules share through `functional`
+# (`F.sum_to`, `F.promote`...) and their typing imports. They are not MindSpore ops names, so
+# `ops` does not export them; the op modules keep using them from their own modules.
+del (Any, Axis, Callable, DTypeLike, Optional, PrimitiveClass, Sequence,  # noqa: F821
+     ShapeLike, TensorLike, annotations, axes_arg, axis_arg, binary_op, bind,  # noqa: F821
+     bind_positional, dtype_of, int32, normalize_axes, op_error, promote,  # noqa: F821
+     reduction_args, shape_tuple, simple_class, slice_axis, sum_to,  # noqa: F821
+     swap_last_axes, to_dtype, to_np, unary_op)  # noqa: F821
+
 tensor_methods.attach()
 tensor_surface.attach()  # after: its reductions replace the plain ones
 

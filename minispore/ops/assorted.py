@@ -9,7 +9,7 @@ of other ops.
 import builtins
 import itertools
 import math
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 
@@ -113,8 +113,9 @@ def combinations(input: TensorLike, r: int = 2, with_replacement: bool = False) 
     return F.gather(x, Tensor(index), 0)
 
 
-def _window(fn):
-    def window(window_length, periodic=True, *, dtype=None, **params):
+def _window(fn: Callable[..., np.ndarray]) -> Callable[..., Tensor]:
+    def window(window_length: int, periodic: bool = True, *, dtype: Optional[DTypeLike] = None,
+               **params: float) -> Tensor:
         n = int(window_length)
         values = fn(n + 1, **params)[:-1] if periodic and n > 1 else fn(n, **params)
         return Tensor(np.asarray(values, to_np(dtype) if dtype is not None else np.float32))

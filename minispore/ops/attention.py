@@ -7,8 +7,12 @@ True (not allowed to attend) becomes a large negative number rather than -inf, s
 compiled kernel (fastmath: no infinities assumed) computes the same values as numpy; a row
 whose keys are all masked then attends uniformly instead of giving nan.
 """
+from typing import Optional
+
 import numpy as np
 
+from ..core.hints import DTypeLike, TensorLike
+from ..core.tensor import Tensor
 from . import batching as B
 from . import functional as F
 from . import infer as I
@@ -76,8 +80,10 @@ def _is_bool(t):
     return t.dtype.kind == "b"
 
 
-def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
-                                 is_causal=False, scale=None, training=True):
+def scaled_dot_product_attention(query: TensorLike, key: TensorLike, value: TensorLike,
+                                 attn_mask: Optional[TensorLike] = None, dropout_p: float = 0.0,
+                                 is_causal: bool = False, scale: Optional[float] = None,
+                                 training: bool = True) -> tuple[Tensor, Tensor]:
     """softmax(query @ key^T * scale + mask) @ value over the last two axes, and the weights.
 
     query (..., L, E), key (..., S, E), value (..., S, Ev); `attn_mask` broadcasts to
@@ -151,14 +157,19 @@ def _check(query, key, value, embed_dim, num_heads):
                        OpShapeError)
 
 
-def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads,
-                                 in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
-                                 dropout_p, out_proj_weight, out_proj_bias, training=True,
-                                 key_padding_mask=None, attn_mask=None,
-                                 use_separate_proj_weight=False, q_proj_weight=None,
-                                 k_proj_weight=None, v_proj_weight=None, static_k=None,
-                                 static_v=None, average_attn_weights=True, is_causal=False,
-                                 k_is_v=False, q_is_k=False, dtype=None, need_weights=True):
+def multi_head_attention_forward(
+        query: TensorLike, key: TensorLike, value: TensorLike, embed_dim_to_check: int,
+        num_heads: int, in_proj_weight: Optional[Tensor], in_proj_bias: Optional[Tensor],
+        bias_k: Optional[Tensor], bias_v: Optional[Tensor], add_zero_attn: bool,
+        dropout_p: float, out_proj_weight: Tensor, out_proj_bias: Optional[Tensor],
+        training: bool = True, key_padding_mask: Optional[TensorLike] = None,
+        attn_mask: Optional[TensorLike] = None, use_separate_proj_weight: bool = False,
+        q_proj_weight: Optional[Tensor] = None, k_proj_weight: Optional[Tensor] = None,
+        v_proj_weight: Optional[Tensor] = None, static_k: Optional[Tensor] = None,
+        static_v: Optional[Tensor] = None, average_attn_weights: bool = True,
+        is_causal: bool = False, k_is_v: bool = False, q_is_k: bool = False,
+        dtype: Optional[DTypeLike] = None,
+        need_weights: bool = True) -> tuple[Tensor, Optional[Tensor]]:
     """Multi-head attention of query (L, N, E) over key (S, N, Ek) and value (S, N, Ev)
     (unbatched: (L, E), (S, Ek), (S, Ev)), as `nn.MultiheadAttention` computes it: project,
     split into `num_heads` heads, softmax(q k^T / sqrt(head_dim) + masks) v, join, project.
@@ -195,18 +206,18 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         if q_proj_weight is None or k_proj_weight is None or v_proj_weight is None:
             raise op_error(op, (query,), "use_separate_proj_weight needs q_proj_weight, "
                            "k_proj_weight and v_proj_weight", ValueError)
-        weights = (q_proj_weight, k_proj_weight, v_proj_weight)
-        biases = (F.split(in_proj_bias, embed_dim, 0) if in_proj_bias is not None
+        proj_weights = (q_proj_weight, k_proj_weight, v_proj_weight)
+        proj_biases = (F.split(in_proj_bias, embed_dim, 0) if in_proj_bias is not None
                   else (None,) * 3)
     else:
-        weights, biases = _split_in_proj(in_proj_weight, in_proj_bias, embed_dim)
+        proj_weights, proj_biases = _split_in_proj(in_proj_weight, in_proj_bias, embed_dim)
     if q_is_k and k_is_v and not use_separate_proj_weight:
         # self-attention: one GEMM for the three projections
         q, k, v = F.split(_project(query, in_proj_weight, in_proj_bias), embed_dim, -1)
     else:
-        q = _project(query, weights[0], biases[0])
-        k = _project(key, weights[1], biases[1])
-        v = _project(value, weights[2], biases[2])
+        q = _project(query, proj_weights[0], proj_biases[0])
+        k = _project(key, proj_weights[1], proj_biases[1])
+        v = _project(value, proj_weights[2], proj_biases[2])
 
     if bias_k is not None and bias_v is not None:
         k = F.cat([k, F.broadcast_to(bias_k, (1, batch, embed_dim))], 0)
@@ -247,15 +258,14 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                             (batch, 1, 1, source))
         bias = padding if bias is None else F.add(bias, padding)
 
-    out, weights = scaled_dot_product_attention(q, k, v, bias, dropout_p if training else 0.0,
-                                                training=training)
+    out, attention = scaled_dot_product_attention(q, k, v, bias, dropout_p if training else 0.0,
+                                                  training=training)
     # (N, H, L, head_dim) -> (L, N, E)
     out = F.reshape(F.transpose(out, (2, 0, 1, 3)), (length, batch, embed_dim))
     out = _project(out, out_proj_weight, out_proj_bias)
-    if not need_weights:
-        weights = None
-    elif average_attn_weights:
-        weights = F.mean(weights, 1)
+    weights: Optional[Tensor] = None
+    if need_weights:
+        weights = F.mean(attention, 1) if average_attn_weights else attention
     if not batched:
         out = F.squeeze(out, 1)
         weights = None if weights is None else F.squeeze(weights, 0)

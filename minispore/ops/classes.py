@@ -4,8 +4,11 @@ Each class is a thin front for a function of `ops.functional`; the computation, 
 and its derivative live in the primitive table, never here.
 """
 from collections.abc import Callable
+from typing import Any, Optional, Sequence
 
 from ..core.dtype import int32
+from ..core.hints import Axis, DTypeLike, TensorLike
+from ..core.tensor import Tensor
 from . import functional as F
 from .debug import print_values
 
@@ -19,35 +22,35 @@ class PrimitiveClass:
     # set by ops.user_primitives: called with every subclass, registers a user's primitive
     subclass_hook: Callable[[type], None] | None = None
 
-    def __init_subclass__(cls, **kwargs):
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if PrimitiveClass.subclass_hook is not None:
             PrimitiveClass.subclass_hook(cls)
 
-    def add_prim_attr(self, name, value):
+    def add_prim_attr(self, name: str, value: Any) -> "PrimitiveClass":
         """Set an attribute of the primitive (for a user's primitive: part of its row's
         attributes, so it must be hashable; lists become tuples)."""
         setattr(self, name, tuple(value) if isinstance(value, list) else value)
         return self
 
-    def init_prim_io_names(self, inputs, outputs):
+    def init_prim_io_names(self, inputs: Sequence[str], outputs: Sequence[str]) -> None:
         """Names of the inputs and outputs (kept for reading; inputs are passed by position)."""
         self._io_names = (tuple(inputs), tuple(outputs))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         attrs = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
         return f"{type(self).__name__}({attrs})"
 
 
-def simple_class(name, fn):
+def simple_class(name: str, fn: Callable[..., Any]) -> type:
     """A class whose call is `fn(*inputs)` with no attributes."""
-    def __call__(self, *inputs):
+    def __call__(self: PrimitiveClass, *inputs: Any) -> Any:
         return fn(*inputs)
     return type(name, (PrimitiveClass,), {"__call__": __call__, "_function": fn,
                                           "__doc__": f"Calls ops.{fn.__name__}."})
 
 
-_SIMPLE = {
+_SIMPLE: dict[str, Callable[..., Any]] = {
     "Add": F.add, "Sub": F.sub, "Mul": F.mul, "Div": F.div, "RealDiv": F.div, "FloorDiv": F.floor_div,
     "FloorMod": F.floor_mod, "Pow": F.pow, "Maximum": F.maximum, "Minimum": F.minimum,
     "Neg": F.neg, "Abs": F.abs, "Sin": F.sin, "Cos": F.cos, "Tan": F.tan, "Exp": F.exp, "Log": F.log,
@@ -63,31 +66,31 @@ _SIMPLE = {
 }
 for _name, _fn in _SIMPLE.items():
     globals()[_name] = simple_class(_name, _fn)
-TensorAdd = Add  # noqa: F821  (MindSpore 1.x alias)
+TensorAdd = Add  # type: ignore[name-defined]  # noqa: F821  (MindSpore 1.x alias)
 
 
 class BroadcastTo(PrimitiveClass):
-    def __init__(self, shape):
+    def __init__(self, shape: Sequence[int]) -> None:
         self.shape = tuple(shape)
 
-    def __call__(self, x):
+    def __call__(self, x: Tensor) -> Tensor:
         return F.broadcast_to(x, self.shape)
 
 
 class Shape(PrimitiveClass):
     """The static shape of a tensor, as a tuple."""
 
-    def __call__(self, x):
+    def __call__(self, x: Tensor) -> tuple[int, ...]:
         return tuple(x.shape)
 
 
 class MatMul(PrimitiveClass):
     """2-D matrix product, optionally transposing either input first."""
 
-    def __init__(self, transpose_a=False, transpose_b=False):
+    def __init__(self, transpose_a: bool = False, transpose_b: bool = False) -> None:
         self.transpose_a, self.transpose_b = transpose_a, transpose_b
 
-    def __call__(self, x, y):
+    def __call__(self, x: TensorLike, y: TensorLike) -> Tensor:
         return F.matmul(x, y, transpose_a=self.transpose_a, transpose_b=self.transpose_b)
 
 
@@ -95,23 +98,23 @@ BatchMatMul = MatMul
 
 
 class Softmax(PrimitiveClass):
-    def __init__(self, axis=-1):
+    def __init__(self, axis: Axis = -1) -> None:
         self.axis = axis
 
-    def __call__(self, x):
+    def __call__(self, x: Tensor) -> Tensor:
         return F.softmax(x, self.axis)
 
 
 class LogSoftmax(Softmax):
-    def __call__(self, x):
+    def __call__(self, x: Tensor) -> Tensor:
         return F.log_softmax(x, self.axis)
 
 
-def _reduce_class(name, fn):
-    def __init__(self, keep_dims=False):
+def _reduce_class(name: str, fn: Callable[..., Tensor]) -> type:
+    def __init__(self: Any, keep_dims: bool = False) -> None:  # self: a PrimitiveClass made here
         self.keep_dims = keep_dims
 
-    def __call__(self, x, axis=()):
+    def __call__(self: Any, x: TensorLike, axis: Axis = ()) -> Tensor:
         return fn(x, axis, self.keep_dims)
     return type(name, (PrimitiveClass,), {"__init__": __init__, "__call__": __call__,
                                           "__doc__": f"ops.{fn.__name__} over `axis` (() = all)."})
@@ -127,51 +130,52 @@ ReduceAny = _reduce_class("ReduceAny", F.any)
 
 
 class Concat(PrimitiveClass):
-    def __init__(self, axis=0):
+    def __init__(self, axis: int = 0) -> None:
         self.axis = axis
 
-    def __call__(self, tensors):
+    def __call__(self, tensors: Sequence[TensorLike]) -> Tensor:
         return F.concat(tensors, self.axis)
 
 
 class Stack(Concat):
-    def __call__(self, tensors):
+    def __call__(self, tensors: Sequence[Tensor]) -> Tensor:  # type: ignore[override]
         return F.stack(tensors, self.axis)
 
 
 class Split(PrimitiveClass):
-    def __init__(self, axis=0, output_num=1):
+    def __init__(self, axis: int = 0, output_num: int = 1) -> None:
         self.axis, self.output_num = axis, output_num
 
-    def __call__(self, x):
+    def __call__(self, x: Tensor) -> tuple[Tensor, ...]:
         return F.split(x, x.shape[self.axis] // self.output_num, self.axis)
 
 
 class Argmax(PrimitiveClass):
     """Index of the maximum along `axis` (Int32 by default, as MindSpore's Argmax)."""
 
-    def __init__(self, axis=-1, output_type=None):
+    def __init__(self, axis: int = -1, output_type: Optional[DTypeLike] = None) -> None:
         self.axis, self.output_type = axis, output_type or int32
 
-    def __call__(self, x):
+    def __call__(self, x: Tensor) -> Tensor:
         return F.argmax(x, self.axis, output_type=self.output_type)
 
 
 class Argmin(Argmax):
-    def __call__(self, x):
+    def __call__(self, x: Tensor) -> Tensor:
         return F.argmin(x, self.axis, output_type=self.output_type)
 
 
 class OneHot(PrimitiveClass):
-    def __init__(self, axis=-1):
+    def __init__(self, axis: int = -1) -> None:
         self.axis = axis
 
-    def __call__(self, indices, depth, on_value, off_value):
+    def __call__(self, indices: Tensor, depth: int, on_value: TensorLike,
+                 off_value: TensorLike) -> Tensor:
         return F.one_hot(indices, depth, on_value, off_value, self.axis)
 
 
 class Print(PrimitiveClass):
     """Print tensors and strings (runs in program order, also in Graph mode)."""
 
-    def __call__(self, *inputs):
+    def __call__(self, *inputs: Any) -> None:
         print_values(*inputs)

@@ -8,6 +8,8 @@ Classes without attributes are rows of SIMPLE (name -> function of the inputs); 
 are rows of CONFIGURED: (the __init__ parameters with their defaults, the call as a function
 of the instance and the inputs).
 """
+from typing import Any, Callable
+
 import numpy as np
 
 from ..core.dtype import to_np
@@ -15,7 +17,7 @@ from . import assorted, layout
 from . import functional as F
 from .classes import PrimitiveClass, simple_class
 
-SIMPLE = {
+SIMPLE: dict[str, Callable[..., Any]] = {
     "ACos": F.acos, "Acosh": F.acosh, "Asin": F.asin, "Asinh": F.asinh, "Atan": F.atan,
     "Atan2": F.atan2, "Atanh": F.atanh, "Cosh": F.cosh, "Sinh": F.sinh, "Sinc": F.sinc,
     "AddN": F.addn, "AccumulateNV2": F.addn, "Addcdiv": F.addcdiv, "Addcmul": F.addcmul,
@@ -78,7 +80,7 @@ def _seeded_draw(draw):
     return lambda self, *inputs: draw(*inputs, seed=self.seed or None)
 
 
-CONFIGURED = {
+CONFIGURED: dict[str, tuple[dict[str, Any], Callable[..., Any]]] = {
     "ArgMaxWithValue": ({"axis": 0, "keep_dims": False}, lambda self, x: (
         F.argmax(x, self.axis, self.keep_dims), F.amax(x, self.axis, self.keep_dims))),
     "ArgMinWithValue": ({"axis": 0, "keep_dims": False}, lambda self, x: (
@@ -266,8 +268,8 @@ def _randperm_padded(self, n):
     return F.pad(perm, ((0, self.max_length - int(n)),), value=self.pad)
 
 
-def _configured_class(name, defaults, call):
-    def __init__(self, *args, **kwargs):
+def _configured_class(name: str, defaults: dict[str, Any], call: Callable[..., Any]) -> type:
+    def __init__(self: PrimitiveClass, *args: Any, **kwargs: Any) -> None:  # any attribute values
         values = dict(defaults)
         values.update(zip(defaults, args))
         unknown = set(kwargs) - set(defaults)

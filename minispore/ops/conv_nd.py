@@ -12,7 +12,10 @@ Layouts are MindSpore's: NCL / NCHW / NCDHW inputs; conv weights (out, in / grou
 transposed-conv weights (in, out / group, *kernel).
 """
 import numbers
+from typing import Optional
 
+from ..core.hints import ShapeLike
+from ..core.tensor import Tensor
 from . import functional as F
 from .arguments import as_tensor, op_error
 from .conv import conv2d, conv2d_input_grad, conv2d_p
@@ -81,8 +84,9 @@ def _row(x):
     return F.expand_dims(x, 2)
 
 
-def conv1d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1,
-           groups=1):
+def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: ShapeLike = 1,
+           pad_mode: str = "valid", padding: ShapeLike = 0, dilation: ShapeLike = 1,
+           groups: int = 1) -> Tensor:
     """1-D convolution of an (N, C, L) input with an (out, C / groups, k) weight.
 
     padding: an int or (left, right). Example:
@@ -116,8 +120,9 @@ def _depth_weight(w):
     return F.reshape(w, (o, cg * kd, kh, kw))
 
 
-def conv3d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1,
-           groups=1):
+def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: ShapeLike = 1,
+           pad_mode: str = "valid", padding: ShapeLike = 0, dilation: ShapeLike = 1,
+           groups: int = 1) -> Tensor:
     """3-D convolution of an (N, C, D, H, W) input with an (out, C / groups, kd, kh, kw)
     weight. padding: an int, (d, h, w) or (head, tail, top, bottom, left, right). Example:
 
@@ -125,20 +130,21 @@ def conv3d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dila
         (1, 3, 3, 3, 3)
     """
     input, weight = _check("conv3d", input, weight, 3)
-    stride, dilation = (tuple_of(stride, 3, "stride", "conv3d"),
-                        tuple_of(dilation, 3, "dilation", "conv3d"))
+    strides, dilations = (tuple_of(stride, 3, "stride", "conv3d"),
+                          tuple_of(dilation, 3, "dilation", "conv3d"))
     kernel = tuple(weight.shape[2:])
-    pads = explicit_pads("conv3d", pad_mode, padding, input.shape[2:], kernel, stride, dilation)
+    pads = explicit_pads("conv3d", pad_mode, padding, input.shape[2:], kernel, strides,
+                         dilations)
     if input.shape[1] != weight.shape[1] * groups:
         raise op_error("conv3d", (input, weight), f"input has {input.shape[1]} channels but "
                        f"the weight with groups={groups} expects {weight.shape[1] * groups}")
     x = F.pad(input, ((0, 0), (0, 0), pads[0], (0, 0), (0, 0))) if any(pads[0]) else input
-    out_d = (x.shape[2] - span(kernel[0], dilation[0])) // stride[0] + 1
+    out_d = (x.shape[2] - span(kernel[0], dilations[0])) // strides[0] + 1
     if out_d < 1:
         raise op_error("conv3d", (input, weight), "the kernel does not fit the padded depth")
-    cols = _depth_slices(x, kernel[0], stride[0], dilation[0], out_d)
-    out = conv2d_p(cols, _depth_weight(weight), stride=stride[1:],
-                   padding=pads[1] + pads[2], dilation=dilation[1:], groups=int(groups))
+    cols = _depth_slices(x, kernel[0], strides[0], dilations[0], out_d)
+    out = conv2d_p(cols, _depth_weight(weight), stride=strides[1:],
+                   padding=pads[1] + pads[2], dilation=dilations[1:], groups=int(groups))
     n, o = input.shape[0], weight.shape[0]
     out = F.transpose(F.reshape(out, (n, out_d, o) + tuple(out.shape[2:])), (0, 2, 1, 3, 4))
     return _add_bias("conv3d", out, bias, o, 3)
@@ -187,8 +193,10 @@ def _transpose_check(op, x, w, rank, groups):
     return x, w
 
 
-def conv_transpose2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0,
-                     output_padding=0, dilation=1, groups=1):
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
+                     stride: ShapeLike = 1, pad_mode: str = "valid", padding: ShapeLike = 0,
+                     output_padding: ShapeLike = 0, dilation: ShapeLike = 1,
+                     groups: int = 1) -> Tensor:
     """2-D transposed convolution: the gradient of conv2d in its input. input (N, C_in, H, W),
     weight (C_in, C_out / groups, kh, kw). Output sizes as nn.Conv2dTranspose. Example:
 
@@ -196,38 +204,44 @@ def conv_transpose2d(input, weight, bias=None, stride=1, pad_mode="valid", paddi
         (1, 4, 6, 6)
     """
     input, weight = _transpose_check("conv_transpose2d", input, weight, 2, groups)
-    stride, dilation = (tuple_of(stride, 2, "stride", "conv_transpose2d"),
-                        tuple_of(dilation, 2, "dilation", "conv_transpose2d"))
+    strides, dilations = (tuple_of(stride, 2, "stride", "conv_transpose2d"),
+                          tuple_of(dilation, 2, "dilation", "conv_transpose2d"))
     sizes, pads = transposed_sizes("conv_transpose2d", pad_mode, padding, output_padding,
-                                   input.shape[2:], weight.shape[2:], stride, dilation)
-    out = conv2d_input_grad(input, weight, input_size=sizes, stride=stride,
-                            padding=pads[0] + pads[1], dilation=dilation, groups=int(groups))
+                                   input.shape[2:], weight.shape[2:], strides, dilations)
+    out = conv2d_input_grad(input, weight, input_size=sizes, stride=strides,
+                            padding=pads[0] + pads[1], dilation=dilations, groups=int(groups))
     return _add_bias("conv_transpose2d", out, bias, out.shape[1], 2)
 
 
-def conv_transpose1d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0,
-                     output_padding=0, dilation=1, groups=1):
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
+                     stride: ShapeLike = 1, pad_mode: str = "valid", padding: ShapeLike = 0,
+                     output_padding: ShapeLike = 0, dilation: ShapeLike = 1,
+                     groups: int = 1) -> Tensor:
     """1-D transposed convolution of (N, C_in, L) with a (C_in, C_out / groups, k) weight.
 
         >>> ops.conv_transpose1d(ops.ones((1, 2, 4)), ops.ones((2, 3, 3)), stride=2).shape
         (1, 3, 9)
     """
     input, weight = _transpose_check("conv_transpose1d", input, weight, 1, groups)
-    padding = padding if isinstance(padding, numbers.Integral) else tuple(padding)
-    padding = (0, 0, padding, padding) if isinstance(padding, numbers.Integral) \
-        else (0, 0) + (padding * 2 if len(padding) == 1 else padding)
+    if isinstance(padding, (int, numbers.Integral)):  # int: for mypy, which reads no ABCs
+        pads: tuple[int, ...] = (0, 0, int(padding), int(padding))
+    else:
+        pads = (0, 0) + (tuple(padding) * 2 if len(padding) == 1 else tuple(padding))
+    out_pads = ((0, output_padding) if isinstance(output_padding, (int, numbers.Integral))
+                else (0,) + tuple(output_padding))
     out = conv_transpose2d(_row(input), _row(weight), None,
                            (1,) + tuple_of(stride, 1, "stride", "conv_transpose1d"),
                            "pad" if str(pad_mode).lower() == "pad" else pad_mode,
-                           padding if str(pad_mode).lower() == "pad" else 0,
-                           (0, output_padding) if isinstance(output_padding, numbers.Integral)
-                           else (0,) + tuple(output_padding),
+                           pads if str(pad_mode).lower() == "pad" else 0,
+                           out_pads,
                            (1,) + tuple_of(dilation, 1, "dilation", "conv_transpose1d"), groups)
     return _add_bias("conv_transpose1d", F.squeeze(out, 2), bias, out.shape[1], 1)
 
 
-def conv_transpose3d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0,
-                     output_padding=0, dilation=1, groups=1):
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
+                     stride: ShapeLike = 1, pad_mode: str = "valid", padding: ShapeLike = 0,
+                     output_padding: ShapeLike = 0, dilation: ShapeLike = 1,
+                     groups: int = 1) -> Tensor:
     """3-D transposed convolution (the adjoint of conv3d) of (N, C_in, D, H, W) with a
     (C_in, C_out / groups, kd, kh, kw) weight.
 
@@ -235,16 +249,17 @@ def conv_transpose3d(input, weight, bias=None, stride=1, pad_mode="valid", paddi
         (1, 1, 3, 3, 3)
     """
     input, weight = _transpose_check("conv_transpose3d", input, weight, 3, groups)
-    stride, dilation = (tuple_of(stride, 3, "stride", "conv_transpose3d"),
-                        tuple_of(dilation, 3, "dilation", "conv_transpose3d"))
+    strides, dilations = (tuple_of(stride, 3, "stride", "conv_transpose3d"),
+                          tuple_of(dilation, 3, "dilation", "conv_transpose3d"))
     kernel = tuple(weight.shape[2:])
     sizes, pads = transposed_sizes("conv_transpose3d", pad_mode, padding, output_padding,
-                                   input.shape[2:], kernel, stride, dilation)
+                                   input.shape[2:], kernel, strides, dilations)
     n, c_in, depth = input.shape[:3]
-    kd, (s, d) = kernel[0], (stride[0], dilation[0])
+    kd, (s, d) = kernel[0], (strides[0], dilations[0])
     rows = F.reshape(F.transpose(input, (0, 2, 1, 3, 4)), (n * depth, c_in) + input.shape[3:])
-    cols = conv2d_input_grad(rows, _depth_weight(weight), input_size=sizes[1:], stride=stride[1:],
-                             padding=pads[1] + pads[2], dilation=dilation[1:], groups=int(groups))
+    cols = conv2d_input_grad(rows, _depth_weight(weight), input_size=sizes[1:],
+                             stride=strides[1:], padding=pads[1] + pads[2],
+                             dilation=dilations[1:], groups=int(groups))
     c_out = cols.shape[1] // kd
     slabs = F.reshape(cols, (n, depth, c_out, kd) + sizes[1:])
     # slab k lands on padded output depths t * s + k * d: interleave s - 1 zero planes, shift
@@ -260,5 +275,6 @@ def conv_transpose3d(input, weight, bias=None, stride=1, pad_mode="valid", paddi
         slab = F.pad(slab, ((0, 0), (k * d, max(after, 0))) + ((0, 0),) * 3)
         slab = slab[:, :full] if after < 0 else slab
         total = slab if total is None else F.add(total, slab)
+    assert total is not None  # kd >= 1 slabs
     out = F.transpose(total[:, pads[0][0]:pads[0][0] + sizes[0]], (0, 2, 1, 3, 4))
     return _add_bias("conv_transpose3d", out, bias, c_out, 3)

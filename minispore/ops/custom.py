@@ -20,11 +20,13 @@ minispore ops, so it runs in both modes and to any order. Without a bprop the op
 derivative (differentiating through it raises). Under vmap it runs once per lane.
 """
 import types
+from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
 
 from ..context import device
 from ..core.dtype import from_np, to_np
+from ..core.hints import DTypeLike
 from ..core.ir import Aval
 from .classes import PrimitiveClass
 from .primitive import Primitive, aval_of, bind
@@ -38,8 +40,11 @@ class Custom(PrimitiveClass):
 
     _rows: dict = {}  # (func, func_type, out_shape, out_dtype, bprop) -> row: one per definition
 
-    def __init__(self, func, out_shape=None, out_dtype=None, func_type="hybrid", bprop=None,
-                 reg_info=None):
+    def __init__(self, func: Callable[..., Any],
+                 out_shape: Union[Sequence[int], Callable[..., Sequence[int]], None] = None,
+                 out_dtype: Union[DTypeLike, Callable[..., DTypeLike], None] = None,
+                 func_type: str = "hybrid", bprop: Optional[Callable[..., Any]] = None,
+                 reg_info: object = None) -> None:
         if func_type not in FUNC_TYPES:
             raise ValueError(f"Custom: func_type {func_type!r} is not supported on minispore "
                              f"(it has {', '.join(FUNC_TYPES)}; 'aot', 'akg', 'aicpu' and "

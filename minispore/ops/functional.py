@@ -10,7 +10,7 @@ The families of rows, imported here in this order, fill the primitive table: ele
 reduce, array, linalg, indexing, state, debug, control_flow, and the nn families (ops.nn).
 """
 from __future__ import annotations
-from typing import Optional
+from typing import Callable, Optional
 import builtins
 
 import numpy as np
@@ -23,11 +23,11 @@ from .arguments import (axes_arg, axis_arg, binary_op, dtype_of,  # noqa: F401
                         normalize_axes, op_error, promote, reduction_args, shape_tuple,
                         to_dtype, unary_op)
 from .array_functions import *  # noqa: F401,F403
-from .array_functions import (broadcast_to, expand_dims, reshape, squeeze, sum_to,  # noqa: F401
-                              transpose)
+from .array_functions import (broadcast_to, expand_dims, reshape, slice_axis,  # noqa: F401
+                              squeeze, sum_to, swap_last_axes, transpose)
 from .clip import clip_by_global_norm, clip_by_norm, clip_by_value  # noqa: F401
 from .debug import print_values  # noqa: F401
-from .nn import *  # type: ignore[assignment]  # noqa: F401,F403  (nn primitives and composites: conv, pool, softmax, losses; its MindSpore-style pad replaces array_functions.pad on purpose)
+from .nn import *  # noqa: F401,F403  (nn primitives and composites: conv, pool, softmax, losses, MindSpore's pad)
 from .primitive import REGISTRY, bind, bind_positional
 from .state import assign, assign_add, assign_sub, depend  # noqa: F401
 from .surface import *  # noqa: F401,F403  (math, statistics, layout, linalg, random...)
@@ -174,14 +174,15 @@ def stop_gradient(x: Tensor) -> Tensor:
 
 # ***** reductions *****
 
-def _reduction(name, doc):
+def _reduction(name: str, doc: str) -> Callable[..., Tensor]:
     prim = REGISTRY[name]
 
-    def op(x, axis=None, keep_dims=False, *, keepdims=None, dim=None, keepdim=None,
-           dtype=None):
-        x = x if isinstance(x, Tensor) else Tensor(x)
-        axis, keep = reduction_args(axis, keep_dims, dim, keepdim, keepdims)
-        out = bind(prim, x, axis=axes_arg(name, x, axis), keep_dims=keep)
+    def op(x: TensorLike, axis: Optional[Axis] = None, keep_dims: bool = False, *,
+           keepdims: Optional[bool] = None, dim: Optional[Axis] = None,
+           keepdim: Optional[bool] = None, dtype: Optional[DTypeLike] = None) -> Tensor:
+        t = x if isinstance(x, Tensor) else Tensor(x)
+        axes, keep = reduction_args(axis, keep_dims, dim, keepdim, keepdims)
+        out = bind(prim, t, axis=axes_arg(name, t, axes), keep_dims=keep)
         return out if dtype is None else cast(out, dtype)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc

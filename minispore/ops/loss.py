@@ -144,7 +144,7 @@ def nll_loss(inputs: TensorLike, target: TensorLike, weight: Optional[TensorLike
     picked = F.gather_elements(inputs, class_axis, safe_target)
     weights = F.cast(counted, inputs.dtype)
     if weight is not None:
-        weights = F.mul(weights, F.gather(weight, safe_target, 0))
+        weights = F.mul(weights, F.gather(as_tensor(weight), safe_target, 0))
     loss = F.squeeze(F.neg(F.mul(picked, weights)), class_axis)
     if reduction == "mean":
         loss = F.div(F.sum(loss), F.sum(weights))

@@ -6,7 +6,7 @@ differentiates it, and average pooling (a convolution with a kernel of ones).
     max_pool2d_gather(index, g)    -> max_pool2d_grad(index, dout)
 """
 from __future__ import annotations
-from typing import Optional
+from typing import Optional, Union
 import numpy as np
 
 from ..core.tensor import Tensor
@@ -247,8 +247,10 @@ def _ceil_extra(size, span, stride, before, after):
     return max(0, (out - 1) * stride + span - (size + before + after))
 
 
-def max_pool2d(x: Tensor, kernel_size: ShapeLike, stride: Optional[ShapeLike] = None, padding: ShapeLike = 0, dilation: ShapeLike = 1, return_indices: bool = False,
-               ceil_mode: bool = False, *, pad_mode: str = "pad"):
+def max_pool2d(x: Tensor, kernel_size: ShapeLike, stride: Optional[ShapeLike] = None,
+               padding: ShapeLike = 0, dilation: ShapeLike = 1, return_indices: bool = False,
+               ceil_mode: bool = False, *,
+               pad_mode: str = "pad") -> Union[Tensor, tuple[Tensor, Tensor]]:
     """2-D max pooling of an NCHW tensor (MindSpore's ops.max_pool2d; stride defaults to the
     kernel size). padding: an int or (h, w), symmetric, never chosen as the max. The gradient
     goes to the first maximum of each window. `pad_mode` ('valid' | 'same' | 'pad', the

@@ -9,9 +9,11 @@
 * max_unpool2d: a scatter of the values to their argmax positions.
 """
 import numbers
+from typing import Optional, Sequence, Union
 
 import numpy as np
 
+from ..core.hints import ShapeLike
 from ..core.tensor import Tensor
 from . import functional as F
 from .arguments import as_tensor, op_error
@@ -68,8 +70,10 @@ def _per_depth(fn, planes):
     return F.transpose(F.reshape(out, (n, d, c) + out.shape[2:]), (0, 2, 1, 3, 4))
 
 
-def max_pool3d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-               return_indices=False, *, pad_mode="pad"):
+def max_pool3d(x: Tensor, kernel_size: ShapeLike, stride: Optional[ShapeLike] = None,
+               padding: ShapeLike = 0, dilation: ShapeLike = 1, ceil_mode: bool = False,
+               return_indices: bool = False, *,
+               pad_mode: str = "pad") -> Union[Tensor, tuple[Tensor, Tensor]]:
     """3-D max pooling of an (N, C, D, H, W) tensor (stride defaults to the kernel size;
     padding: an int, (d, h, w) or 6 values, never chosen as the max). Example:
 
@@ -79,16 +83,16 @@ def max_pool3d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fal
     x = as_tensor(x)
     if not isinstance(return_indices, bool):
         raise TypeError(f"ops.max_pool3d: return_indices must be a bool, got {return_indices!r}")
-    kernel, stride, dilation, pads, extra = _geometry3d(
+    kernel, strides, dilations, pads, extra = _geometry3d(
         "max_pool3d", x, kernel_size, stride, padding, dilation, pad_mode, ceil_mode)
-    deep = F.amax(_depth_windows(x, kernel[0], stride[0], dilation[0], pads[0][0],
+    deep = F.amax(_depth_windows(x, kernel[0], strides[0], dilations[0], pads[0][0],
                                  pads[0][1] + extra[0], float("-inf")), 3)
-    out = _per_depth(lambda p: max_pool2d(p, kernel[1:], stride[1:], pads[1] + pads[2],
-                                          dilation[1:], ceil_mode=ceil_mode), deep)
+    out = _per_depth(lambda p: max_pool2d(p, kernel[1:], strides[1:], pads[1] + pads[2],
+                                          dilations[1:], ceil_mode=ceil_mode), deep)
     if not return_indices:
         return out
     pads = tuple((before, after + e) for (before, after), e in zip(pads, extra))
-    return out, _argmax_positions3d(x, kernel, stride, dilation, pads)
+    return out, _argmax_positions3d(x, kernel, strides, dilations, pads)
 
 
 def _argmax_positions3d(x, kernel, stride, dilation, pads):
@@ -125,8 +129,9 @@ def _counts(size, kernel, stride, counted, total):
     return np.array([inside[s:s + kernel].sum() for s in starts])
 
 
-def avg_pool3d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False,
-               count_include_pad=True, divisor_override=0, *, pad_mode="pad"):
+def avg_pool3d(input_x: Tensor, kernel_size: ShapeLike = 1, stride: ShapeLike = 1,
+               padding: ShapeLike = 0, ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int = 0, *, pad_mode: str = "pad") -> Tensor:
     """3-D average pooling of an (N, C, D, H, W) tensor (MindSpore's ops.avg_pool3d: stride
     defaults to 1; zero padding counts in the divisor when count_include_pad;
     divisor_override, non-zero, replaces it). Example:
@@ -137,22 +142,25 @@ def avg_pool3d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False,
     x = as_tensor(input_x)
     if not x.dtype.is_float:
         raise op_error("avg_pool3d", (x,), "input must be a float tensor")
-    kernel, stride, _, pads, extra = _geometry3d(
+    kernel, strides, _, pads, extra = _geometry3d(
         "avg_pool3d", x, kernel_size, stride, padding, 1, pad_mode, ceil_mode)
     total = tuple((p[0], p[1] + e) for p, e in zip(pads, extra))
-    deep = F.sum(_depth_windows(x, kernel[0], stride[0], 1, *total[0], 0.0), 3)
-    sums = _per_depth(lambda p: avg_pool2d(p, kernel[1:], stride[1:], pads[1] + pads[2],
+    deep = F.sum(_depth_windows(x, kernel[0], strides[0], 1, *total[0], 0.0), 3)
+    sums = _per_depth(lambda p: avg_pool2d(p, kernel[1:], strides[1:], pads[1] + pads[2],
                                            ceil_mode, divisor_override=1), deep)
     if divisor_override:
         return F.div(sums, float(divisor_override))
     counted = pads if count_include_pad and str(pad_mode).lower() != "same" else ((0, 0),) * 3
     per_axis = [_counts(s, k, st, c, t) for s, k, st, c, t in
-                zip(x.shape[2:], kernel, stride, counted, total)]
+                zip(x.shape[2:], kernel, strides, counted, total)]
     divisor = np.einsum("i,j,k->ijk", *per_axis).astype(x._data.dtype)
     return F.div(sums, Tensor(divisor))
 
 
 # ***** adaptive pooling *****
+
+#: an output size per pooled axis (None keeps that axis's size), or one for all of them
+OutputSize = Union[None, int, Sequence[Optional[int]]]
 
 def _output_sizes(op, x, output_size, rank):
     if x.ndim not in (rank + 1, rank + 2):
@@ -178,7 +186,7 @@ def _adaptive_avg(op, rank, input, output_size):
     return x
 
 
-def adaptive_avg_pool1d(input, output_size):
+def adaptive_avg_pool1d(input: Tensor, output_size: OutputSize) -> Tensor:
     """Mean over output_size bins of the last axis: bin i spans [floor(i L / out),
     ceil((i + 1) L / out)). Example:
 
@@ -189,7 +197,7 @@ def adaptive_avg_pool1d(input, output_size):
     return _adaptive_avg("adaptive_avg_pool1d", 1, input, output_size)
 
 
-def adaptive_avg_pool2d(input, output_size):
+def adaptive_avg_pool2d(input: Tensor, output_size: OutputSize) -> Tensor:
     """Adaptive mean pooling of the last two axes ((C, H, W) or (N, C, H, W)); an output_size
     of None keeps that axis. Example:
 
@@ -199,7 +207,7 @@ def adaptive_avg_pool2d(input, output_size):
     return _adaptive_avg("adaptive_avg_pool2d", 2, input, output_size)
 
 
-def adaptive_avg_pool3d(input, output_size):
+def adaptive_avg_pool3d(input: Tensor, output_size: OutputSize) -> Tensor:
     """Adaptive mean pooling of the last three axes. Example:
 
         >>> ops.adaptive_avg_pool3d(ops.ones((1, 2, 5, 7, 4)), 2).shape
@@ -240,7 +248,7 @@ def _adaptive_max(op, rank, input, output_size, return_indices):
     return values, F.reshape(positions, lead + sizes)
 
 
-def adaptive_max_pool1d(input, output_size):
+def adaptive_max_pool1d(input: Tensor, output_size: OutputSize) -> Tensor:
     """Maximum over output_size adaptive bins of the last axis (bins as
     adaptive_avg_pool1d). Example:
 
@@ -251,7 +259,8 @@ def adaptive_max_pool1d(input, output_size):
     return _adaptive_max("adaptive_max_pool1d", 1, input, output_size, False)
 
 
-def adaptive_max_pool2d(input, output_size, return_indices=False):
+def adaptive_max_pool2d(input: Tensor, output_size: OutputSize, return_indices: bool = False
+                        ) -> Union[Tensor, tuple[Tensor, Tensor]]:
     """Adaptive maximum pooling of the last two axes; return_indices also gives the int64 flat
     position h * W + w of each maximum. Example:
 
@@ -261,7 +270,8 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     return _adaptive_max("adaptive_max_pool2d", 2, input, output_size, return_indices)
 
 
-def adaptive_max_pool3d(input, output_size, return_indices=False):
+def adaptive_max_pool3d(input: Tensor, output_size: OutputSize, return_indices: bool = False
+                        ) -> Union[Tensor, tuple[Tensor, Tensor]]:
     """Adaptive maximum pooling of the last three axes (indices flat in D * H * W)."""
     return _adaptive_max("adaptive_max_pool3d", 3, input, output_size, return_indices)
 
@@ -277,7 +287,8 @@ def _lp(x, norm_type, window_mean, size):
     return F.pow(F.mul(F.sign(sums), F.relu(F.abs(sums))), 1.0 / p)
 
 
-def lp_pool1d(x, norm_type, kernel_size, stride=None, ceil_mode=False):
+def lp_pool1d(x: Tensor, norm_type: float, kernel_size: ShapeLike,
+              stride: Optional[ShapeLike] = None, ceil_mode: bool = False) -> Tensor:
     """(sum over each window of x^p)^(1/p) along the last axis of (N, C, L) or (C, L).
 
         >>> ops.lp_pool1d(ops.ones((1, 1, 4)), 2, 2).asnumpy().round(4).tolist()
@@ -295,7 +306,8 @@ def lp_pool1d(x, norm_type, kernel_size, stride=None, ceil_mode=False):
     return out if x.ndim == 3 else F.squeeze(out, 0)
 
 
-def lp_pool2d(x, norm_type, kernel_size, stride=None, ceil_mode=False):
+def lp_pool2d(x: Tensor, norm_type: float, kernel_size: ShapeLike,
+              stride: Optional[ShapeLike] = None, ceil_mode: bool = False) -> Tensor:
     """(sum over each window of x^p)^(1/p) of an (N, C, H, W) tensor.
 
         >>> ops.lp_pool2d(ops.ones((1, 1, 4, 4)), 1, 2).asnumpy().ravel().tolist()
@@ -303,12 +315,14 @@ def lp_pool2d(x, norm_type, kernel_size, stride=None, ceil_mode=False):
     """
     x = as_tensor(x)
     kernel = tuple_of(kernel_size, 2, "kernel_size", "lp_pool2d")
-    stride = kernel if stride is None else tuple_of(stride, 2, "stride", "lp_pool2d")
-    return _lp(x, norm_type, lambda t: avg_pool2d(t, kernel, stride, ceil_mode=ceil_mode),
+    strides = kernel if stride is None else tuple_of(stride, 2, "stride", "lp_pool2d")
+    return _lp(x, norm_type, lambda t: avg_pool2d(t, kernel, strides, ceil_mode=ceil_mode),
                kernel[0] * kernel[1])
 
 
-def max_unpool2d(x, indices, kernel_size, stride=None, padding=0, output_size=None):
+def max_unpool2d(x: Tensor, indices: Tensor, kernel_size: ShapeLike,
+                 stride: Optional[ShapeLike] = None, padding: ShapeLike = 0,
+                 output_size: Optional[Sequence[int]] = None) -> Tensor:
     """Partial inverse of max_pool2d: each value written at its flat argmax position h * W + w
     of an (N, C, H_out, W_out) tensor of zeros; H_out = (H - 1) * stride - 2 * padding +
     kernel_size unless output_size is given. Example:
@@ -322,10 +336,10 @@ def max_unpool2d(x, indices, kernel_size, stride=None, padding=0, output_size=No
         raise op_error("max_unpool2d", (x, indices), "x must be (N, C, H, W) or (C, H, W) and "
                        "indices of its shape")
     kernel = tuple_of(kernel_size, 2, "kernel_size", "max_unpool2d")
-    stride = kernel if stride is None else tuple_of(stride, 2, "stride", "max_unpool2d")
+    strides = kernel if stride is None else tuple_of(stride, 2, "stride", "max_unpool2d")
     pads = tuple_of(padding, 2, "padding", "max_unpool2d") if padding else (0, 0)
     sizes = tuple((s - 1) * st - 2 * p + k for s, st, p, k in
-                  zip(x.shape[-2:], stride, pads, kernel))
+                  zip(x.shape[-2:], strides, pads, kernel))
     if output_size is not None and len(tuple(output_size)):
         sizes = tuple(int(s) for s in tuple(output_size)[-2:])
     lead = tuple(x.shape[:-2])

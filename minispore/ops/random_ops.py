@@ -249,6 +249,6 @@ def random_poisson(shape: Sequence[int], rate: Tensor, seed: Optional[int] = Non
 
 def poisson(shape: ShapeLike, mean: TensorLike, seed: Optional[int] = None) -> Tensor:
     """Poisson samples of mean `mean`, of `shape` broadcast with mean's."""
-    mean = _parameter(mean, "poisson")
-    out_shape = _broadcast_shape(shape, mean)
-    return _draw("poisson", out_shape, np.float32, seed, F.broadcast_to(mean, out_shape))
+    rate = _parameter(mean, "poisson")
+    out_shape = _broadcast_shape(shape, rate)
+    return _draw("poisson", out_shape, np.float32, seed, F.broadcast_to(rate, out_shape))

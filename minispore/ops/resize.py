@@ -7,23 +7,24 @@ the same ops. unfold is conv2d with a one-hot kernel, fold its transpose (conv2d
 """
 import math
 import numbers
+from typing import Optional, Sequence, Union
 
 import numpy as np
 
+from ..core.hints import ShapeLike
 from ..core.tensor import Tensor
 from . import functional as F
 from .arguments import as_tensor, op_error
 from .conv import conv2d_input_grad, conv2d_p
 from .conv_nd import tuple_of
 
-__all__ = ["interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle", "unfold", "fold",
-           "apply_along"]
+__all__ = ["interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle", "unfold", "fold"]
 
 _MODES = {"nearest": 0, "nearest-exact": 0, "area": 0, "linear": 1, "bilinear": 2,
           "bicubic": 2, "trilinear": 3}
 
 
-def apply_along(x, axis, matrix):
+def apply_along(x: Tensor, axis: int, matrix: np.ndarray) -> Tensor:
     """x with axis `axis` mapped by the constant (out, in) `matrix`: sum_i matrix[o, i] x[.., i, ..]."""
     moved = F.moveaxis(x, axis, -1)
     out = F.matmul(moved, Tensor(np.ascontiguousarray(matrix.T).astype(x._data.dtype)))
@@ -45,7 +46,8 @@ def _cubic(t, a=-0.75):
                     np.where(t < 2, ((a * t - 5 * a) * t + 8 * a) * t - 4 * a, 0.0))
 
 
-def resize_matrix(mode, in_size, out_size, align_corners, scale, half_pixel=True):
+def resize_matrix(mode: str, in_size: int, out_size: int, align_corners: bool, scale: float,
+                  half_pixel: bool = True) -> np.ndarray:
     """(out, in) matrix of one axis's resize; `scale` is in / out unless a scale factor
     was given (its reciprocal)."""
     m = np.zeros((out_size, in_size))
@@ -74,8 +76,10 @@ def resize_matrix(mode, in_size, out_size, align_corners, scale, half_pixel=True
     return m
 
 
-def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
-                recompute_scale_factor=None):
+def interpolate(input: Tensor, size: Optional[ShapeLike] = None,
+                scale_factor: Optional[Union[float, Sequence[float]]] = None, mode: str = "nearest",
+                align_corners: Optional[bool] = None,
+                recompute_scale_factor: Optional[bool] = None) -> Tensor:
     """Resize the spatial axes of an (N, C, *spatial) input (MindSpore's ops.interpolate).
 
     mode: 'nearest' | 'nearest-exact' (1-3 spatial axes), 'linear' (3-D input), 'bilinear' |
@@ -105,8 +109,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         out = tuple_of(size, spatial, "size", "interpolate")
         scales = [i / o for i, o in zip(sizes, out)]
     else:
-        factors = ((scale_factor,) * spatial if isinstance(scale_factor, numbers.Real)
-                   else tuple(scale_factor))
+        assert scale_factor is not None  # exactly one of the two was given
+        # (int, float: for mypy, which reads no ABCs)
+        factors = ((scale_factor,) * spatial
+                   if isinstance(scale_factor, (int, float, numbers.Real)) else tuple(scale_factor))
         if len(factors) != spatial or min(factors) <= 0:
             raise ValueError(f"ops.interpolate: scale_factor must be positive, one per spatial "
                              f"axis, got {scale_factor!r}")
@@ -119,13 +125,15 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     return x
 
 
-def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
-             recompute_scale_factor=None):
+def upsample(input: Tensor, size: Optional[ShapeLike] = None,
+             scale_factor: Optional[Union[float, Sequence[float]]] = None, mode: str = "nearest",
+             align_corners: Optional[bool] = None,
+             recompute_scale_factor: Optional[bool] = None) -> Tensor:
     """ops.interpolate under its older name."""
     return interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor)
 
 
-def pixel_shuffle(input, upscale_factor):
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """(..., C * r * r, H, W) -> (..., C, H * r, W * r). Example:
 
         >>> ops.pixel_shuffle(ops.ones((1, 8, 2, 3)), 2).shape
@@ -141,7 +149,7 @@ def pixel_shuffle(input, upscale_factor):
     return F.reshape(y, lead + (c // (r * r), h * r, w * r))
 
 
-def pixel_unshuffle(input, downscale_factor):
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """(..., C, H * r, W * r) -> (..., C * r * r, H, W), the inverse of pixel_shuffle.
 
         >>> ops.pixel_unshuffle(ops.ones((1, 2, 4, 6)), 2).shape
@@ -173,7 +181,8 @@ def _one_hot_kernel(kernel, dtype):
     return Tensor(np.eye(k, dtype=dtype).reshape(k, 1, *kernel))
 
 
-def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+def unfold(input: Tensor, kernel_size: ShapeLike, dilation: ShapeLike = 1, padding: ShapeLike = 0,
+           stride: ShapeLike = 1) -> Tensor:
     """Sliding blocks of an (N, C, H, W) input as columns (N, C * kh * kw, L), channel-major
     (MindSpore's ops.unfold, PyTorch's order). Example:
 
@@ -183,16 +192,17 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     x = as_tensor(input)
     if x.ndim != 4:
         raise op_error("unfold", (x,), "input must be 4-D (N, C, H, W)")
-    kernel, dilation, pads, stride = _block_geometry("unfold", kernel_size, dilation, padding,
-                                                     stride)
+    kernel, dilations, pads, strides = _block_geometry("unfold", kernel_size, dilation,
+                                                       padding, stride)
     n, c = x.shape[:2]
     k = kernel[0] * kernel[1]
     weight = F.tile(_one_hot_kernel(kernel, x._data.dtype), (c, 1, 1, 1))
-    cols = conv2d_p(x, weight, stride=stride, padding=pads, dilation=dilation, groups=c)
+    cols = conv2d_p(x, weight, stride=strides, padding=pads, dilation=dilations, groups=c)
     return F.reshape(cols, (n, c * k, -1))
 
 
-def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+def fold(input: Tensor, output_size: ShapeLike, kernel_size: ShapeLike, dilation: ShapeLike = 1,
+         padding: ShapeLike = 0, stride: ShapeLike = 1) -> Tensor:
     """Sum sliding blocks (N, C * kh * kw, L) back into an (N, C, *output_size) tensor: the
     adjoint of unfold. Example:
 
@@ -200,18 +210,18 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
         (1, 2, 4, 4)
     """
     x = as_tensor(input)
-    kernel, dilation, pads, stride = _block_geometry("fold", kernel_size, dilation, padding,
-                                                     stride)
+    kernel, dilations, pads, strides = _block_geometry("fold", kernel_size, dilation,
+                                                       padding, stride)
     out_hw = tuple_of(output_size, 2, "output_size", "fold")
     k = kernel[0] * kernel[1]
     rows = [(o + p0 + p1 - d * (kk - 1) - 1) // s + 1
-            for o, p0, p1, d, kk, s in zip(out_hw, pads[::2], pads[1::2], dilation, kernel,
-                                           stride)]
+            for o, p0, p1, d, kk, s in zip(out_hw, pads[::2], pads[1::2], dilations, kernel,
+                                           strides)]
     if x.ndim != 3 or x.shape[1] % k or x.shape[2] != rows[0] * rows[1]:
         raise op_error("fold", (x,), f"input must be (N, C * {k}, {rows[0] * rows[1]}) for "
                        f"output_size {out_hw}")
     n, c = x.shape[0], x.shape[1] // k
     weight = F.tile(_one_hot_kernel(kernel, x._data.dtype), (c, 1, 1, 1))
     cols = F.reshape(x, (n, c * k) + tuple(rows))
-    return conv2d_input_grad(cols, weight, input_size=out_hw, stride=stride, padding=pads,
-                             dilation=dilation, groups=c)
+    return conv2d_input_grad(cols, weight, input_size=out_hw, stride=strides, padding=pads,
+                             dilation=dilations, groups=c)

@@ -10,7 +10,7 @@ along-axis rows of ops.array, whose bprops and batching rules they reuse.
     [4.0, 0.0, 2.0, 0.0]
 """
 from __future__ import annotations
-from typing import Sequence
+from typing import Callable, Sequence
 import numpy as np
 
 from . import array as A
@@ -66,7 +66,7 @@ def scatter(input: Tensor, axis: Axis, index: TensorLike, src: TensorLike) -> Te
     return tensor_scatter_elements(input, index, src, axis)
 
 
-def gather_d(x: Tensor, dim: Axis, index: TensorLike) -> Tensor:
+def gather_d(x: Tensor, dim: int, index: TensorLike) -> Tensor:
     return F.gather_elements(x, dim, index)
 
 
@@ -120,16 +120,18 @@ def tensor_scatter_update(input_x: Tensor, indices: TensorLike, updates: TensorL
     return A.setitem(x, F.cast(as_tensor(updates), x.dtype), *parts, index=spec)
 
 
-def first_axis_indices(indices):
+def first_axis_indices(indices: TensorLike) -> Tensor:
     """Indices of the first axis as a one-column index tuple for the nd functions."""
     return F.expand_dims(as_tensor(indices), -1)
 
 
 # MindSpore's Parameter-updating forms: input_x (a Parameter) takes the result and is returned
 
-def parameter_update(tensor_scatter, name):
+def parameter_update(tensor_scatter: Callable[[Tensor, TensorLike, TensorLike], Tensor],
+                     name: str) -> Callable[..., Tensor]:
     """scatter_nd_<op>(input_x, indices, updates): input_x assigned tensor_scatter's result."""
-    def update(input_x, indices, updates, use_locking=False):
+    def update(input_x: Tensor, indices: TensorLike, updates: TensorLike,
+               use_locking: bool = False) -> Tensor:
         return assign(input_x, tensor_scatter(input_x, indices, updates))
     update.__name__ = update.__qualname__ = name
     update.__doc__ = f"ops.{tensor_scatter.__name__}(input_x, indices, updates), written into " \
@@ -137,9 +139,10 @@ def parameter_update(tensor_scatter, name):
     return update
 
 
-def along_first_axis(nd_update, name):
+def along_first_axis(nd_update: Callable[..., Tensor],
+                     name: str) -> Callable[[Tensor, TensorLike, TensorLike], Tensor]:
     """scatter_<op>(input_x, indices, updates): nd_update with indices of the first axis."""
-    def update(input_x, indices, updates):
+    def update(input_x: Tensor, indices: TensorLike, updates: TensorLike) -> Tensor:
         return nd_update(input_x, first_axis_indices(indices), updates)
     update.__name__ = update.__qualname__ = name
     update.__doc__ = f"ops.{nd_update.__name__} with `indices` addressing the first axis."

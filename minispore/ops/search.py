@@ -17,13 +17,13 @@ from . import functional as F
 from .arguments import as_tensor, axis_arg, op_error
 from .elementwise import no_grad
 from .primitive import Aval, OpShapeError, Primitive
-from ..core.hints import TensorLike, Axis
+from ..core.hints import TensorLike
 
 __all__ = ["argsort", "msort", "top_k", "searchsorted", "bucketize", "nonzero", "argwhere",
            "unique", "unique_consecutive", "unique_with_pad", "bincount", "histc"]
 
 
-def argsort(input: Tensor, axis: Axis = -1, descending: bool = False) -> Tensor:
+def argsort(input: Tensor, axis: int = -1, descending: bool = False) -> Tensor:
     """The indices that sort input along `axis` (Int32, as MindSpore's)."""
     x = as_tensor(input)
     return F.cast(F.sort(x, axis, descending)[1], np.int32)

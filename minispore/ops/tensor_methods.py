@@ -170,13 +170,13 @@ class TensorMethods(_Base):
         perm = _shape_arg(perm)
         return F.transpose(self, perm if perm else tuple(range(self.ndim - 1, -1, -1)))
 
-    def expand_dims(self, axis: Axis) -> Tensor:
+    def expand_dims(self, axis: int) -> Tensor:
         return F.expand_dims(self, axis)
 
     def squeeze(self, axis: Optional[Axis] = None) -> Tensor:
         return F.squeeze(self, axis)
 
-    def flatten(self, order: str = "C", *, start_dim: Axis = 0, end_dim: Axis = -1) -> Tensor:
+    def flatten(self, order: str = "C", *, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         return F.flatten(self, order, start_dim=start_dim, end_dim=end_dim)
 
     def broadcast_to(self, shape: ShapeLike) -> Tensor:

@@ -11,6 +11,8 @@ recorded for gradients).
     ((2, 1), [1, 0], [3.0, 2.0])
 """
 from __future__ import annotations
+from typing import Any, Callable, Optional, Sequence, Union
+
 import numpy as np
 
 from ..core.tensor import Tensor
@@ -19,7 +21,7 @@ from . import functional as F
 from .arguments import reduction_args
 from .indexing import parse_index
 from .scatter import add_at_indices, first_axis_indices
-from ..core.hints import TensorLike
+from ..core.hints import Axis, DTypeLike, Scalar, ShapeLike, TensorLike
 
 # ***** methods that are an ops function with the tensor first *****
 
@@ -51,9 +53,10 @@ _SAME_SIGNATURE = """
 
 # ***** reductions: every keyword spelling *****
 
-def _reduction_method(op):
-    def method(self, axis=None, keep_dims=False, *, keepdims=None, dim=None, keepdim=None,
-               dtype=None):
+def _reduction_method(op: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    def method(self: Tensor, axis: Optional[Axis] = None, keep_dims: bool = False, *,
+               keepdims: Optional[bool] = None, dim: Optional[Axis] = None,
+               keepdim: Optional[bool] = None, dtype: Optional[DTypeLike] = None) -> Tensor:
         axis, keep = reduction_args(axis, keep_dims, dim, keepdim, keepdims)
         return op(self, axis, keep, dtype=dtype)
     method.__name__ = method.__qualname__ = op.__name__
@@ -61,8 +64,10 @@ def _reduction_method(op):
     return method
 
 
-def _sum(self, axis=None, dtype=None, keepdims=False, initial=None, *, keep_dims=None,
-         dim=None, keepdim=None):
+def _sum(self: Tensor, axis: Optional[Axis] = None, dtype: Union[DTypeLike, bool, None] = None,
+         keepdims: bool = False, initial: Optional[TensorLike] = None, *,
+         keep_dims: Optional[bool] = None, dim: Optional[Axis] = None,
+         keepdim: Optional[bool] = None) -> Tensor:
     """Sum over `axis` (or `dim`), in `dtype`, plus `initial` if given. The second
     positional argument is keepdim when it is a bool (MindSpore's 2.x overload)."""
     if isinstance(dtype, (bool, np.bool_)):
@@ -72,9 +77,14 @@ def _sum(self, axis=None, dtype=None, keepdims=False, initial=None, *, keep_dims
     return out if initial is None else F.add(out, initial)
 
 
-def _extremum(values_op, pair_op):
-    def method(self, *args, axis=None, keepdims=None, keep_dims=None, dim=None, keepdim=None,
-               initial=None, where=None, return_indices=False):
+def _extremum(values_op: Callable[..., Tensor], pair_op: Callable[..., tuple[Tensor, ...]]
+              ) -> Callable[..., Union[Tensor, tuple[Tensor, ...]]]:
+    def method(self: Tensor, *args: Any, axis: Optional[Axis] = None,
+               keepdims: Optional[bool] = None, keep_dims: Optional[bool] = None,
+               dim: Optional[Axis] = None, keepdim: Optional[bool] = None,
+               initial: Optional[TensorLike] = None, where: object = None,
+               return_indices: bool = False) -> Union[Tensor, tuple[Tensor, ...]]:
+        # args: (axis[, keepdim]) given by position
         if where is not None:
             raise NotImplementedError(f"Tensor.{values_op.__name__[1:]}: `where` is not "
                                       f"supported")
@@ -95,24 +105,28 @@ def _extremum(values_op, pair_op):
     return method
 
 
-def _arg_method(op):
-    def method(self, axis=None, keepdims=False, *, keep_dims=None, dim=None, keepdim=None):
+def _arg_method(op: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    def method(self: Tensor, axis: Optional[int] = None, keepdims: bool = False, *,
+               keep_dims: Optional[bool] = None, dim: Optional[int] = None,
+               keepdim: Optional[bool] = None) -> Tensor:
         axis, keep = reduction_args(axis, keepdims, dim, keepdim, keep_dims)
         return op(self, axis, keep)
     method.__name__ = op.__name__
     return method
 
 
-def _with_value(op_value, op_index):
-    def method(self, axis=0, keep_dims=False):
+def _with_value(op_value: Callable[..., Tensor], op_index: Callable[..., Tensor]
+                ) -> Callable[..., tuple[Tensor, Tensor]]:
+    def method(self: Tensor, axis: int = 0, keep_dims: bool = False) -> tuple[Tensor, Tensor]:
         """(value, index) of the extremum along `axis` (MindSpore's order for the method)."""
         return op_value(self, axis, keep_dims), op_index(self, axis, keep_dims)
     return method
 
 
-def _statistic(op):
-    def method(self, axis=None, ddof=0, keepdims=False, *, keep_dims=None, dim=None,
-               keepdim=None, correction=None):
+def _statistic(op: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    def method(self: Tensor, axis: Optional[Axis] = None, ddof: int = 0, keepdims: bool = False,
+               *, keep_dims: Optional[bool] = None, dim: Optional[Axis] = None,
+               keepdim: Optional[bool] = None, correction: Optional[int] = None) -> Tensor:
         axis, keep = reduction_args(axis, keepdims, dim, keepdim, keep_dims)
         return op(self, axis, ddof if correction is None else correction, keep)
     method.__name__ = op.__name__
@@ -121,50 +135,56 @@ def _statistic(op):
 
 # ***** methods whose arguments differ from the ops function's *****
 
-def _where(self, condition, y):
+def _where(self: Tensor, condition: TensorLike, y: TensorLike) -> Tensor:
     """self where condition holds, else y."""
     return F.where(condition, self, y)
 
 
-def _clip(self, min=None, max=None):
+def _clip(self: Tensor, min: Optional[TensorLike] = None,
+          max: Optional[TensorLike] = None) -> Tensor:
     return F.clip(self, min, max)
 
 
-def _diagonal(self, offset=0, axis1=0, axis2=1):
+def _diagonal(self: Tensor, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
     return F.diagonal(self, offset, axis1, axis2)
 
 
-def _trace(self, offset=0, axis1=0, axis2=1, dtype=None):
+def _trace(self: Tensor, offset: int = 0, axis1: int = 0, axis2: int = 1,
+           dtype: Optional[DTypeLike] = None) -> Tensor:
     out = F.sum(F.diagonal(self, offset, axis1, axis2), -1)
     return out if dtype is None else F.cast(out, dtype)
 
 
-def _qr(self, some=True):
+def _qr(self: Tensor, some: bool = True) -> tuple[Tensor, Tensor]:
     return F.qr(self, "reduced" if some else "complete")
 
 
-def _searchsorted(self, v, side="left", sorter=None):
+def _searchsorted(self: Tensor, v: TensorLike, side: str = "left",
+                  sorter: Optional[TensorLike] = None) -> Tensor:
     return F.searchsorted(self, v, side=side, sorter=sorter)
 
 
-def _split(self, split_size_or_sections, axis=0):
+def _split(self: Tensor, split_size_or_sections: Union[int, Sequence[int]],
+           axis: int = 0) -> tuple[Tensor, ...]:
     return F.split(self, split_size_or_sections, axis)
 
 
-def _expand(self, *size):
+def _expand(self: Tensor, *size: Union[int, Sequence[int]]) -> Tensor:
     return F.expand(self, _size_arg(size))
 
 
-def _repeat(self, *repeats):
+def _repeat(self: Tensor, *repeats: Union[int, Sequence[int]]) -> Tensor:
     """The tensor tiled `repeats` times along each axis (PyTorch's repeat)."""
     return F.tile(self, _size_arg(repeats))
 
 
-def _sort(self, axis=-1, descending=False, *, dim=None, stable=True):
+def _sort(self: Tensor, axis: int = -1, descending: bool = False, *, dim: Optional[int] = None,
+          stable: bool = True) -> tuple[Tensor, Tensor]:
     return F.sort(self, axis if dim is None else dim, descending)
 
 
-def _kthvalue(self, k, dim=-1, keepdim=False):
+def _kthvalue(self: Tensor, k: int, dim: int = -1,
+              keepdim: bool = False) -> tuple[Tensor, Tensor]:
     """(values, indices) of the k-th smallest element along dim."""
     values, indices = F.sort(self, dim)
     pick = (slice(None),) * (dim % self.ndim) + (slice(k - 1, k),)
@@ -172,38 +192,41 @@ def _kthvalue(self, k, dim=-1, keepdim=False):
     return (values, indices) if keepdim else (F.squeeze(values, dim), F.squeeze(indices, dim))
 
 
-def _scatter(self, axis, index, src):
+def _scatter(self: Tensor, axis: int, index: Tensor, src: Union[Tensor, float]) -> Tensor:
     """A copy with src (a tensor, or a number for every position) written at index."""
     if not isinstance(src, Tensor):
         src = F.full(index.shape, src, self.dtype)
     return F.scatter(self, axis, index, src)
 
 
-def _scatter_add(self, dim, index, src):
+def _scatter_add(self: Tensor, dim: int, index: TensorLike, src: TensorLike) -> Tensor:
     return F.tensor_scatter_elements(self, index, src, dim, "add")
 
 
-def _new(fill):
-    def method(self, size, *, dtype=None):
+def _new(fill: float) -> Callable[..., Tensor]:
+    def method(self: Tensor, size: ShapeLike, *, dtype: Optional[DTypeLike] = None) -> Tensor:
         return F.full(tuple(size) if not isinstance(size, int) else (size,), fill,
                       dtype or self.dtype)
     return method
 
 
-def _new_full(self, size, fill_value, *, dtype=None):
+def _new_full(self: Tensor, size: ShapeLike, fill_value: float, *,
+              dtype: Optional[DTypeLike] = None) -> Tensor:
     return F.full(size, fill_value, dtype or self.dtype)
 
 
-def _cast_to(dtype):
-    return lambda self: F.cast(self, dtype)
+def _cast_to(dtype: DTypeLike) -> Callable[[Tensor], Tensor]:
+    def cast(self: Tensor) -> Tensor:
+        return F.cast(self, dtype)
+    return cast
 
 
-def _type(self, dtype=None):
+def _type(self: Tensor, dtype: Optional[DTypeLike] = None) -> Union[str, Tensor]:
     """The dtype's name, or a copy cast to `dtype`."""
     return str(self.dtype) if dtype is None else F.cast(self, dtype)
 
 
-def _strides(self):
+def _strides(self: Tensor) -> tuple[int, ...]:
     """Byte steps between elements along each axis (tensors are C-contiguous)."""
     steps, step = [], self.itemsize
     for s in reversed(self.shape):
@@ -212,17 +235,17 @@ def _strides(self):
     return tuple(reversed(steps))
 
 
-def _stride(self, dim=None):
+def _stride(self: Tensor, dim: Optional[int] = None) -> Union[int, tuple[int, ...]]:
     """Element steps between neighbours along each axis (or along `dim`)."""
     steps = tuple(s // self.itemsize for s in _strides(self))
     return steps if dim is None else steps[dim]
 
 
-def _fill_value(self, value):
+def _fill_value(self: Tensor, value: float) -> Tensor:
     return F.full(self.shape, value, self.dtype)
 
 
-def _fill_diagonal(self, fill_value, wrap=False):
+def _fill_diagonal(self: Tensor, fill_value: float, wrap: bool = False) -> Tensor:
     """A copy with fill_value on the main diagonal (of a matrix; wrap: numpy's wrapping of a
     tall matrix's diagonal every columns + 1 rows)."""
     mask = np.zeros(self.shape, bool)
@@ -234,7 +257,8 @@ def _fill_diagonal(self, fill_value, wrap=False):
     return F.where(Tensor(mask), F.full((), fill_value, self.dtype), self)
 
 
-def _index_put(self, indices, values, accumulate=False):
+def _index_put(self: Tensor, indices: Sequence[TensorLike], values: TensorLike,
+               accumulate: bool = False) -> Tensor:
     """A copy with values written (or added, with accumulate) at the index tensors."""
     index = tuple(indices)
     if accumulate:
@@ -243,7 +267,7 @@ def _index_put(self, indices, values, accumulate=False):
     return F.setitem(self, index, values)
 
 
-def _masked_scatter(self, mask, source):
+def _masked_scatter(self: Tensor, mask: TensorLike, source: TensorLike) -> Tensor:
     """A copy with the elements where mask holds replaced, in order, by source's first ones."""
     mask = F.broadcast_to(as_bool(mask), self.shape)
     positions = np.cumsum(mask.asnumpy().reshape(-1)) - 1
@@ -256,7 +280,8 @@ def as_bool(mask: TensorLike) -> Tensor:
     return mask if mask.dtype.kind == "b" else F.cast(mask, np.bool_)
 
 
-def _triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
+def _triangular_solve(self: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
+                      unitriangular: bool = False) -> tuple[Tensor, Tensor]:
     """(X, A) with op(A) X = self for the triangular matrix A."""
     a = F.triu(A) if upper else F.tril(A)
     if unitriangular:
@@ -266,14 +291,14 @@ def _triangular_solve(self, A, upper=True, transpose=False, unitriangular=False)
     return F.matmul(F.inverse(a), self), A
 
 
-def _index_copy(self, dim, index, tensor):
+def _index_copy(self: Tensor, dim: int, index: TensorLike, tensor: Tensor) -> Tensor:
     """A copy with the slices of `tensor` written at `index` along dim."""
     moved = F.movedim(self, dim, 0)
     written = F.tensor_scatter_update(moved, first_axis_indices(index), F.movedim(tensor, dim, 0))
     return F.movedim(written, 0, dim)
 
 
-def _itemset(self, *args):
+def _itemset(self: Tensor, *args: Any) -> Tensor:  # args: ([index,] value)
     """Write one element, in place: itemset(value) on a one-element tensor, or
     itemset(flat_index or index_tuple, value)."""
     *where, value = args
@@ -283,7 +308,7 @@ def _itemset(self, *args):
     return F.assign(self, F.setitem(self, tuple(int(i) for i in index), value))
 
 
-def _resize(self, *new_shape):
+def _resize(self: Tensor, *new_shape: Union[int, Sequence[int]]) -> Tensor:
     """The elements in order, cut or padded with zeros to fill `new_shape`."""
     shape = _size_arg(new_shape)
     size = int(np.prod(shape, dtype=np.int64))
@@ -292,7 +317,7 @@ def _resize(self, *new_shape):
     return F.reshape(flat, shape)
 
 
-def _choose(self, choices, mode="clip"):
+def _choose(self: Tensor, choices: Sequence[Union[Tensor, float]], mode: str = "clip") -> Tensor:
     """out[i] = choices[self[i]][i] (indices clipped into range, or wrapped with 'wrap')."""
     stacked = F.stack([F.broadcast_to(c, self.shape) if isinstance(c, Tensor) else
                        F.full(self.shape, c, np.float32) for c in choices])
@@ -301,37 +326,38 @@ def _choose(self, choices, mode="clip"):
     return F.squeeze(F.gather_elements(stacked, 0, F.expand_dims(F.cast(index, np.int64), 0)), 0)
 
 
-def _size_arg(size):
+def _size_arg(size: tuple[Any, ...]) -> tuple[int, ...]:
+    """A size given as ints or as one tuple or list of them."""
     return tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
 
 
-def _log_normal(self, mean=1.0, std=2.0):
+def _log_normal(self: Tensor, mean: float = 1.0, std: float = 2.0) -> Tensor:
     return F.cast(F.exp(F.normal(self.shape, float(mean), float(std))), self.dtype)
 
 
-def _cauchy(self, median=0.0, sigma=1.0):
+def _cauchy(self: Tensor, median: float = 0.0, sigma: float = 1.0) -> Tensor:
     u = F.rand(*self.shape, dtype=self.dtype)
     return F.add(F.mul(F.tan(F.mul(F.sub(u, 0.5), np.pi)), sigma), median)
 
 
-def _uniform(self, from_=0.0, to=1.0, generator=None):
+def _uniform(self: Tensor, from_: float = 0.0, to: float = 1.0, generator: object = None) -> Tensor:
     return F.uniform(self.shape, float(from_), float(to), dtype=self.dtype)
 
 
 # ***** in-place forms: the new value computed with ops, then assigned *****
 
-def _in_place(compute):
-    def method(self, *args, **kwargs):
+def _in_place(compute: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:  # compute's arguments
         return F.assign(self, compute(self, *args, **kwargs))
     method.__doc__ = f"In place: {compute.__doc__ or compute.__name__}"
     return method
 
 
-def _scaled(x, alpha):
+def _scaled(x: TensorLike, alpha: Scalar) -> TensorLike:
     return x if alpha == 1 else F.mul(x, alpha)
 
 
-_IN_PLACE = {
+_IN_PLACE: dict[str, Callable[..., Tensor]] = {
     "add_": lambda self, other, *, alpha=1: F.add(self, _scaled(other, alpha)),
     "sub_": lambda self, other, *, alpha=1: F.sub(self, _scaled(other, alpha)),
     "mul_": F.mul, "div_": F.div, "floor_divide_": F.floor_divide, "remainder_": F.remainder,

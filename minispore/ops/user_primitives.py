@@ -33,6 +33,7 @@ of gradients) raises an OpError naming the primitive and the user's line, in bot
 """
 import functools
 import inspect
+from typing import Any, Callable
 
 import numpy as np
 
@@ -68,13 +69,13 @@ class _BpropGetters:
 bprop_getters = _BpropGetters()
 
 
-def prim_attr_register(init):
+def prim_attr_register(init: Callable[..., None]) -> Callable[..., None]:
     """Decorate a primitive's `__init__`: its arguments (defaults included) become the
     primitive's attributes, as MindSpore's decorator of the same name does."""
     signature = inspect.signature(init)
 
     @functools.wraps(init)
-    def wrapper(self, *args, **kwargs):
+    def wrapper(self: PrimitiveClass, *args: Any, **kwargs: Any) -> None:
         bound = signature.bind(self, *args, **kwargs)  # (a user's primitive: see add_prim_attr)
         bound.apply_defaults()
         for name, value in list(bound.arguments.items())[1:]:

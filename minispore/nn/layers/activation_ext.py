@@ -7,6 +7,8 @@ HShrink, Tanhshrink, Threshold, FastGelu, RReLU, Softmax2d (`nn.get_activation` 
     [-1.0, 0.5]
 """
 from __future__ import annotations
+from typing import Callable
+
 import numpy as np
 
 from ...core.dtype import float32
@@ -18,9 +20,10 @@ from ..cell import Cell
 from ...core.hints import Axis
 
 
-def _elementwise(name, fn, doc, module=__name__):
+def _elementwise(name: str, fn: Callable[[Tensor], Tensor], doc: str,
+                 module: str = __name__) -> type:
     """A Cell class without attributes whose construct is `fn(x)`."""
-    def construct(self, x):
+    def construct(self: Cell, x: Tensor) -> Tensor:
         return fn(x)
     return type(name, (Cell,), {"construct": construct, "__doc__": doc,
                                 "__module__": module})

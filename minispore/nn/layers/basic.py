@@ -91,7 +91,7 @@ class Dense(Cell):
 class Flatten(Cell):
     """Merge the axes start_dim..end_dim into one (default: all but the batch axis)."""
 
-    def __init__(self, start_dim: Axis = 1, end_dim: Axis = -1) -> None:
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
         super().__init__()
         self.start_dim, self.end_dim = start_dim, end_dim
 

@@ -8,7 +8,7 @@
     (2, 4, 4)
 """
 from __future__ import annotations
-from typing import Any
+from typing import Any, Union
 import numbers
 
 from ...ops import functional as F
@@ -57,7 +57,7 @@ class MaxPool2d(_Pool2d):
         self.dilation = V.int_pair(dilation, "dilation", "MaxPool2d")
         self.return_indices = V.boolean(return_indices, "return_indices", "MaxPool2d")
 
-    def construct(self, x: Tensor) -> Tensor:
+    def construct(self, x: Tensor) -> Union[Tensor, tuple[Tensor, Tensor]]:
         return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation,
                             self.return_indices, self.ceil_mode, pad_mode=self.pad_mode)
 

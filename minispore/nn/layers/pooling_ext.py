@@ -6,7 +6,7 @@ LPPool1d/2d and MaxUnpool2d: Cells over the ops.pool_ext functions.
     (1, 4, 2, 3)
 """
 from __future__ import annotations
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence, Union
 from ...ops import functional as F
 from .. import validation as V
 from ..cell import Cell
@@ -33,7 +33,7 @@ class MaxPool3d(Cell):
         self.ceil_mode = V.boolean(ceil_mode, "ceil_mode", "MaxPool3d")
         self.return_indices = V.boolean(return_indices, "return_indices", "MaxPool3d")
 
-    def construct(self, x: Tensor) -> Tensor:
+    def construct(self, x: Tensor) -> Union[Tensor, tuple[Tensor, Tensor]]:
         return F.max_pool3d(x, self.kernel_size, self.stride, self.padding, self.dilation,
                             self.ceil_mode, self.return_indices, pad_mode=self.pad_mode)
 
@@ -113,7 +113,7 @@ class AdaptiveMaxPool2d(Cell):
         self.output_size = output_size
         self.return_indices = V.boolean(return_indices, "return_indices", "AdaptiveMaxPool2d")
 
-    def construct(self, x: Tensor) -> Tensor:
+    def construct(self, x: Tensor) -> Union[Tensor, tuple[Tensor, Tensor]]:
         return F.adaptive_max_pool2d(x, self.output_size, self.return_indices)
 
 

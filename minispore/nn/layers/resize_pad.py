@@ -8,8 +8,9 @@ Fold, Pad, ZeroPad1d/2d/3d, ConstantPad1d/2d/3d, ReflectionPad1d/2d/3d, Replicat
     (1, 1, 5, 5)
 """
 import numbers
+from typing import Optional, Sequence, Union
 
-
+from ...core.hints import ShapeLike, Tensor
 from ...ops import functional as F
 from ...ops.resize import apply_along, resize_matrix
 from .. import validation as V
@@ -23,13 +24,15 @@ class Upsample(Cell):
         (1, 1, 3, 5)
     """
 
-    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
-                 recompute_scale_factor=None):
+    def __init__(self, size: Optional[ShapeLike] = None,
+                 scale_factor: Optional[Union[float, Sequence[float]]] = None,
+                 mode: str = "nearest", align_corners: Optional[bool] = None,
+                 recompute_scale_factor: Optional[bool] = None) -> None:
         super().__init__()
         self.size, self.scale_factor, self.mode = size, scale_factor, mode
         self.align_corners, self.recompute_scale_factor = align_corners, recompute_scale_factor
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
         return F.interpolate(x, self.size, self.scale_factor, self.mode, self.align_corners,
                              self.recompute_scale_factor)
 
@@ -44,12 +47,13 @@ class ResizeBilinear(Cell):
         (1, 1, 4, 4)
     """
 
-    def __init__(self, half_pixel_centers=False):
+    def __init__(self, half_pixel_centers: bool = False) -> None:
         super().__init__()
         self.half_pixel_centers = V.boolean(half_pixel_centers, "half_pixel_centers",
                                             "ResizeBilinear")
 
-    def construct(self, x, size=None, scale_factor=None, align_corners=False):
+    def construct(self, x: Tensor, size: Optional[ShapeLike] = None,
+                  scale_factor: Optional[int] = None, align_corners: bool = False) -> Tensor:
         if x.ndim != 4:
             raise V.input_error("ResizeBilinear", x, "input must be 4-D (N, C, H, W)")
         if (size is None) == (scale_factor is None):
@@ -58,8 +62,13 @@ class ResizeBilinear(Cell):
             raise ValueError("ResizeBilinear: align_corners and half_pixel_centers exclude "
                              "each other")
         sizes = tuple(x.shape[2:])
-        out = ((size,) * 2 if isinstance(size, numbers.Integral) else tuple(size)) \
-            if size is not None else tuple(s * int(scale_factor) for s in sizes)
+        if isinstance(size, (int, numbers.Integral)):  # int: for mypy, which reads no ABCs
+            out: tuple[int, ...] = (size, size)
+        elif size is not None:
+            out = tuple(size)
+        else:
+            assert scale_factor is not None  # one of the two was given (checked above)
+            out = tuple(s * int(scale_factor) for s in sizes)
         for axis, (i, o) in enumerate(zip(sizes, out)):
             x = apply_along(x, axis + 2, resize_matrix("linear", i, int(o), bool(align_corners),
                                                        i / o, self.half_pixel_centers))
@@ -69,27 +78,27 @@ class ResizeBilinear(Cell):
 class PixelShuffle(Cell):
     """(N, C * r^2, H, W) -> (N, C, H * r, W * r)."""
 
-    def __init__(self, upscale_factor):
+    def __init__(self, upscale_factor: int) -> None:
         super().__init__()
         self.upscale_factor = V.positive_int(upscale_factor, "upscale_factor", "PixelShuffle")
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
         return F.pixel_shuffle(x, self.upscale_factor)
 
 
 class PixelUnshuffle(Cell):
     """(N, C, H * r, W * r) -> (N, C * r^2, H, W)."""
 
-    def __init__(self, downscale_factor):
+    def __init__(self, downscale_factor: int) -> None:
         super().__init__()
         self.downscale_factor = V.positive_int(downscale_factor, "downscale_factor",
                                                "PixelUnshuffle")
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
         return F.pixel_unshuffle(x, self.downscale_factor)
 
 
-def _four(values, name):
+def _four(values: Sequence[int], name: str) -> tuple[int, int]:
     values = tuple(values)
     if len(values) != 4 or values[0] != 1 or values[3] != 1:
         raise ValueError(f"Unfold: {name} must be [1, row, col, 1], got {values!r}")
@@ -105,25 +114,24 @@ class Unfold(Cell):
         (1, 12, 3, 3)
     """
 
-    def __init__(self, ksizes, strides, rates, padding="valid"):
+    def __init__(self, ksizes: Sequence[int], strides: Sequence[int], rates: Sequence[int],
+                 padding: str = "valid") -> None:
         super().__init__()
         self.ksizes, self.strides = _four(ksizes, "ksizes"), _four(strides, "strides")
         self.rates = _four(rates, "rates")
         self.padding = V.one_of(str(padding).lower(), "padding", "Unfold", ("valid", "same"))
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
         if x.ndim != 4:
             raise V.input_error("Unfold", x, "input must be 4-D (N, C, H, W)")
         n, c, h, w = x.shape
-        pads = (0, 0)
         if self.padding == "same":
-            pads = []
+            pairs = []
             for size, k, s, r in zip((h, w), self.ksizes, self.strides, self.rates):
                 need = max(0, (-(-size // s) - 1) * s + r * (k - 1) + 1 - size)
-                pads.append((need // 2, need - need // 2))
-            x = F.pad(x, ((0, 0), (0, 0)) + tuple(pads))
-            pads = (0, 0)
-        cols = F.unfold(x, self.ksizes, self.rates, pads, self.strides)  # (N, C * K, L)
+                pairs.append((need // 2, need - need // 2))
+            x = F.pad(x, ((0, 0), (0, 0)) + tuple(pairs))
+        cols = F.unfold(x, self.ksizes, self.rates, (0, 0), self.strides)  # (N, C * K, L)
         k = self.ksizes[0] * self.ksizes[1]
         rows = [(s - r * (kk - 1) - 1) // st + 1 for s, kk, st, r in
                 zip(x.shape[2:], self.ksizes, self.strides, self.rates)]
@@ -138,12 +146,13 @@ class Fold(Cell):
         (1, 2, 4, 4)
     """
 
-    def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    def __init__(self, output_size: ShapeLike, kernel_size: ShapeLike, dilation: ShapeLike = 1,
+                 padding: ShapeLike = 0, stride: ShapeLike = 1) -> None:
         super().__init__()
         self.output_size, self.kernel_size = output_size, kernel_size
         self.dilation, self.padding, self.stride = dilation, padding, stride
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
         return F.fold(x, self.output_size, self.kernel_size, self.dilation, self.padding,
                       self.stride)
 
@@ -156,7 +165,7 @@ class Pad(Cell):
         (2, 6)
     """
 
-    def __init__(self, paddings, mode="CONSTANT"):
+    def __init__(self, paddings: Sequence[Sequence[int]], mode: str = "CONSTANT") -> None:
         super().__init__()
         self.paddings = tuple(tuple(int(v) for v in p) for p in paddings)
         if any(len(p) != 2 or min(p) < 0 for p in self.paddings):
@@ -165,7 +174,7 @@ class Pad(Cell):
         self.mode = V.one_of(str(mode).upper(), "mode", "Pad",
                              ("CONSTANT", "REFLECT", "SYMMETRIC"))
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
         if len(self.paddings) != x.ndim:
             raise V.input_error("Pad", x, f"paddings {self.paddings} need one pair per axis of "
                                 f"the input, got shape {tuple(x.shape)}")
@@ -175,33 +184,34 @@ class Pad(Cell):
 class _PadNd(Cell):
     rank, mode = 1, "constant"
 
-    def __init__(self, padding, value=None):
+    def __init__(self, padding: ShapeLike, value: Optional[float] = None) -> None:
         super().__init__()
         owner = type(self).__name__
         n = 2 * self.rank
-        padding = (padding,) * n if isinstance(padding, numbers.Integral) else tuple(padding)
-        if len(padding) != n or any(not isinstance(p, numbers.Integral) for p in padding):
-            raise ValueError(f"{owner}: padding must be an int or {n} ints, got {padding!r}")
-        self.padding = tuple(int(p) for p in padding)
+        pads = ((padding,) * n if isinstance(padding, (int, numbers.Integral))  # int: for mypy
+                else tuple(padding))
+        if len(pads) != n or any(not isinstance(p, numbers.Integral) for p in pads):
+            raise ValueError(f"{owner}: padding must be an int or {n} ints, got {pads!r}")
+        self.padding = tuple(int(p) for p in pads)
         self.value = None if value is None else float(value)
 
-    def construct(self, x):
+    def construct(self, x: Tensor) -> Tensor:
         if x.ndim < self.rank:
             raise V.input_error(type(self).__name__, x, f"input must have at least {self.rank} "
                                 f"axes to pad, got shape {tuple(x.shape)}")
         return F.pad(x, self.padding, self.mode, self.value)
 
-    def extend_repr(self):
+    def extend_repr(self) -> str:
         return f"padding={self.padding}"
 
 
-def _pad_class(name, rank, mode, doc, with_value):
+def _pad_class(name: str, rank: int, mode: str, doc: str, with_value: bool) -> type:
     """One padding Cell per (rank, mode): the classes differ only in these attributes."""
     if with_value:
-        def __init__(self, padding, value):
+        def __init__(self: _PadNd, padding: ShapeLike, value: float) -> None:
             _PadNd.__init__(self, padding, value)
     else:
-        def __init__(self, padding):
+        def __init__(self: _PadNd, padding: ShapeLike) -> None:  # type: ignore[misc]  # no value
             _PadNd.__init__(self, padding, 0.0 if mode == "constant" else None)
     return type(name, (_PadNd,), {"rank": rank, "mode": mode, "__init__": __init__,
                                   "__doc__": doc, "__module__": __name__})

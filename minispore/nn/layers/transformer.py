@@ -109,7 +109,7 @@ class MultiheadAttention(Cell):
             k_is_v=k_is_v, q_is_k=q_is_k, need_weights=need_weights)
         if self.batch_first and batched:
             out = F.swapaxes(out, 0, 1)
-        return (out, weights) if need_weights else (out,)
+        return (out, weights) if weights is not None else (out,)  # None: need_weights False
 
 
 def _activation(activation, who):

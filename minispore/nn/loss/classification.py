@@ -84,14 +84,14 @@ class FocalLoss(LossBase):
         labels = F.reshape(labels, (n, labels.shape[1], -1))
         log_p = F.log_softmax(logits, 1)
         index = F.cast(labels, int32) if by_index else None
-        if by_index:
+        if index is not None:
             log_p = F.squeeze(F.gather_elements(log_p, 1, index), 1)
         p = F.exp(log_p)
         if self.weight is not None:
             weight = F.cast(F.reshape(self.weight, (1, -1, 1)), log_p.dtype)
             weight = F.broadcast_to(weight, (n, classes, logits.shape[2]))
             log_p = F.mul(log_p, F.squeeze(F.gather_elements(weight, 1, index), 1)
-                          if by_index else weight)
+                          if index is not None else weight)
         modulating = F.pow(F.sub(1.0, p), self.gamma)
         if by_index:
             return self.get_loss(F.mean(F.neg(F.mul(modulating, log_p)), 1))
