@@ -12,6 +12,8 @@ bfloat16 is numpy's through the ml_dtypes package (numpy sees its kind as 'V'): 
 `is_float_np` rather than `dtype.kind == "f"` on numpy dtypes. With float16 it promotes to
 float32 (neither holds the other), as in MindSpore.
 """
+from typing import Any
+
 import ml_dtypes
 import numpy as np
 import numpy.typing as npt
@@ -105,19 +107,19 @@ def to_type(dtype):
                         f"supported: {', '.join(t.name for t in ALL_TYPES)}") from None
 
 
-def dtype_to_nptype(type_):
+def dtype_to_nptype(type_: Any) -> type:
     """The numpy scalar type of a minispore dtype: `ms.dtype_to_nptype(ms.float32)` is
     numpy.float32."""
     return to_type(type_).np.type
 
 
-def dtype_to_pytype(type_):
+def dtype_to_pytype(type_: Any) -> type:
     """The Python type of a minispore dtype's values: bool, int or float."""
     kind = to_type(type_).kind
     return bool if kind == "b" else int if kind in "iu" else float
 
 
-def pytype_to_dtype(obj):
+def pytype_to_dtype(obj: Any) -> "Type":
     """The minispore dtype of a Python or numpy type, as MindSpore maps it: bool -> Bool,
     int -> Int64, float -> Float64, numpy.float32 -> Float32..."""
     if obj is float:
@@ -127,7 +129,7 @@ def pytype_to_dtype(obj):
     return to_type(obj)
 
 
-def get_py_obj_dtype(obj):
+def get_py_obj_dtype(obj: Any) -> "Type":
     """The dtype of a Python object: a Tensor's dtype, a type's (pytype_to_dtype), or that of
     the object's type."""
     dtype = getattr(obj, "dtype", None)
