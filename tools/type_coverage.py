@@ -5,7 +5,9 @@
 Counts the public callables of `minispore`, `ops`, `nn` and `train` (functions, and the
 `__init__`/`construct` of classes) and the methods of `Tensor`, defined in minispore, whose
 every parameter (but self/cls) and return is annotated (`__init__` needs no return). Each
-function is counted once, under the first name it is reached by. Prints the count per group
+function is counted once, under the first name it is reached by, keyed by its module and
+qualified name: the functions a factory makes count as one unless it renames them, and all
+lambdas of a module as one (a lambda cannot carry hints). Prints the count per group
 (ms.functions, ms.classes, ops.functions, ops.classes, nn..., train..., Tensor.methods) and the
 total; with GROUP, also the names of that group still missing hints. `--fail-under` exits 1
 when the total percentage is below PERCENT (for CI).

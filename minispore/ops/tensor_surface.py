@@ -344,6 +344,85 @@ def _uniform(self: Tensor, from_: float = 0.0, to: float = 1.0, generator: objec
     return F.uniform(self.shape, float(from_), float(to), dtype=self.dtype)
 
 
+# ***** small methods: what a Tensor says about itself, and aliases *****
+
+def _itself(self: Tensor) -> Tensor:
+    """The tensor itself (contiguous, conj and real of a real, C-contiguous tensor)."""
+    return self
+
+
+def _clone(self: Tensor) -> Tensor:
+    return F.identity(self)
+
+
+def _numpy(self: Tensor) -> np.ndarray:
+    return self.asnumpy()
+
+
+def _type_as(self: Tensor, other: Tensor) -> Tensor:
+    return F.cast(self, other.dtype)
+
+
+def _reshape_as(self: Tensor, other: Tensor) -> Tensor:
+    return F.reshape(self, other.shape)
+
+
+def _sum_to_size(self: Tensor, *size: Union[int, Sequence[int]]) -> Tensor:
+    return F.sum_to(self, _size_arg(size))
+
+
+def _is_contiguous(self: Tensor) -> bool:
+    return True
+
+
+def _is_signed(self: Tensor) -> bool:
+    return self.dtype.kind in "if"
+
+
+def _ndim(self: Tensor) -> int:
+    return self.ndim
+
+
+def _numel(self: Tensor) -> int:
+    return self.size
+
+
+def _storage_offset(self: Tensor) -> int:
+    return 0
+
+
+def _imag(self: Tensor) -> Tensor:
+    """Zeros: minispore tensors are real."""
+    return F.zeros_like(self)
+
+
+def _bernoulli(self: Tensor, *, generator: object = None) -> Tensor:
+    """0/1 samples with the tensor's values as probabilities."""
+    return F.bernoulli(self, self)
+
+
+def _index_add(self: Tensor, dim: int, index: TensorLike, source: TensorLike, *,
+               alpha: Scalar = 1) -> Tensor:
+    return add_at_indices(self, dim, index, source, alpha)
+
+
+def _first_axis_scatter(op: Callable[[Tensor, TensorLike, TensorLike], Tensor]
+                        ) -> Callable[[Tensor, TensorLike, TensorLike], Tensor]:
+    def method(self: Tensor, indices: TensorLike, updates: TensorLike) -> Tensor:
+        return op(self, first_axis_indices(indices), updates)
+    method.__name__ = method.__qualname__ = op.__name__.replace("tensor_", "")
+    method.__doc__ = f"ops.{op.__name__} with `indices` addressing the first axis."
+    return method
+
+
+def _requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
+    return self
+
+
+def _to_(self: Tensor, device: object = None, non_blocking: bool = False) -> Tensor:
+    return self
+
+
 # ***** in-place forms: the new value computed with ops, then assigned *****
 
 def _in_place(compute: Callable[..., Tensor]) -> Callable[..., Tensor]:
@@ -407,44 +486,26 @@ _METHODS = {
     "repeat": _repeat, "sort": _sort, "kthvalue": _kthvalue, "scatter": _scatter,
     "scatter_add": _scatter_add, "new_zeros": _new(0), "new_ones": _new(1),
     "new_empty": _new(0), "new_full": _new_full, "fill": _fill_value, "fills": _fill_value,
-    "type": _type, "type_as": lambda self, other: F.cast(self, other.dtype),
-    "reshape_as": lambda self, other: F.reshape(self, other.shape),
-    "sum_to_size": lambda self, *size: F.sum_to(self, _size_arg(size)),
+    "type": _type, "type_as": _type_as, "reshape_as": _reshape_as, "sum_to_size": _sum_to_size,
     "float": _cast_to(np.float32), "double": _cast_to(np.float64), "half": _cast_to(np.float16),
     "int": _cast_to(np.int32), "long": _cast_to(np.int64), "short": _cast_to(np.int16),
     "byte": _cast_to(np.uint8), "bool": _cast_to(np.bool_),
-    "numpy": lambda self: self.asnumpy(),
-    "clone": lambda self: F.identity(self),
-    "contiguous": lambda self: self,
-    "is_contiguous": lambda self: True,
-    "is_signed": lambda self: self.dtype.kind in "if",
-    "dim": lambda self: self.ndim, "ndimension": lambda self: self.ndim,
-    "numel": lambda self: self.size, "nelement": lambda self: self.size,
-    "stride": _stride, "storage_offset": lambda self: 0,
-    "adjoint": lambda self: F.swap_last_axes(self),
-    "conj": lambda self: self, "real": lambda self: self,
-    "imag": lambda self: F.zeros_like(self),
+    "numpy": _numpy, "clone": _clone, "contiguous": _itself, "is_contiguous": _is_contiguous,
+    "is_signed": _is_signed, "dim": _ndim, "ndimension": _ndim, "numel": _numel,
+    "nelement": _numel, "stride": _stride, "storage_offset": _storage_offset,
+    "adjoint": F.swap_last_axes, "conj": _itself, "real": _itself, "imag": _imag,
     "angle": F.angle,
     "fill_diagonal": _fill_diagonal, "index_put": _index_put, "masked_scatter": _masked_scatter,
     "triangular_solve": _triangular_solve,
     "log_normal": _log_normal, "cauchy": _cauchy, "uniform": _uniform,
-    "bernoulli": lambda self, *, generator=None: F.bernoulli(self, self),
-    "index_add": lambda self, dim, index, source, *, alpha=1: add_at_indices(
-        self, dim, index, source, alpha),
-    "select": lambda self, condition, y: F.where(condition, self, y),
-    "scatter_sub": lambda self, indices, updates: F.tensor_scatter_sub(
-        self, first_axis_indices(indices), updates),
-    "scatter_max": lambda self, indices, updates: F.tensor_scatter_max(
-        self, first_axis_indices(indices), updates),
-    "scatter_min": lambda self, indices, updates: F.tensor_scatter_min(
-        self, first_axis_indices(indices), updates),
-    "scatter_mul": lambda self, indices, updates: F.tensor_scatter_mul(
-        self, first_axis_indices(indices), updates),
-    "scatter_div": lambda self, indices, updates: F.tensor_scatter_div(
-        self, first_axis_indices(indices), updates),
-    "requires_grad_": lambda self, requires_grad=True: self,
-    "itemset": _itemset, "resize": _resize, "choose": _choose,
-    "to_": lambda self, device=None, non_blocking=False: self,
+    "bernoulli": _bernoulli, "index_add": _index_add, "select": _where,
+    "scatter_sub": _first_axis_scatter(F.tensor_scatter_sub),
+    "scatter_max": _first_axis_scatter(F.tensor_scatter_max),
+    "scatter_min": _first_axis_scatter(F.tensor_scatter_min),
+    "scatter_mul": _first_axis_scatter(F.tensor_scatter_mul),
+    "scatter_div": _first_axis_scatter(F.tensor_scatter_div),
+    "requires_grad_": _requires_grad_, "itemset": _itemset, "resize": _resize,
+    "choose": _choose, "to_": _to_,
 }
 
 _PROPERTIES = {

@@ -4,7 +4,7 @@ import pathlib
 
 TOOL = pathlib.Path(__file__).resolve().parents[2] / "tools" / "type_coverage.py"
 # the coverage reached so far (rounded down); raise it as more of the API is typed
-MIN_PERCENT = 75
+MIN_PERCENT = 100
 
 
 def load_tool():
