@@ -26,8 +26,8 @@ from .core.dtype import (Type, bfloat16, bool_, byte, double, dtype_to_nptype,  
 from .core.interop import from_dlpack  # noqa: F401
 from .core.memory import tune_allocator as _tune_allocator
 from .core.parameter import Parameter, ParameterTuple  # noqa: F401
-from .core.seed import (get_rng_state, initial_seed, manual_seed, seed,  # noqa: F401
-                        set_rng_state)
+from .core.rng_state import get_rng_state, set_rng_state  # noqa: F401
+from .core.seed import initial_seed, manual_seed, seed  # noqa: F401
 from .core.tensor import Tensor  # noqa: F401
 from .grad import (GradOperation, grad, hessian, jacfwd, jacrev, jvp,  # noqa: F401
                    value_and_grad, vjp, vmap)

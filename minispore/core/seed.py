@@ -13,7 +13,6 @@ Two numpy Generators: one that initializers draw from (`generator`), one for ran
 (global seed, op seed): reproducible, and still new values on every call, as MindSpore's
 op-level seeds behave. As in MindSpore, `set_seed` also seeds `numpy.random`.
 """
-import json
 from typing import Any, Optional
 
 import numpy as np
@@ -64,28 +63,16 @@ def initial_seed() -> int:
     return _op_seed if _op_seed is not None else seed()
 
 
-def get_rng_state() -> Any:
-    """The default generator's state as a uint8 Tensor, for `set_rng_state`.
-
-        >>> state = ms.get_rng_state(); a = ms.ops.rand(3)
-        >>> ms.set_rng_state(state); bool((ms.ops.rand(3) == a).all())
-        True
-    """
-    from .tensor import Tensor
-    text = json.dumps(_op_generator.bit_generator.state)
-    return Tensor(np.frombuffer(text.encode(), np.uint8).copy())
+def generator_state() -> dict:
+    """The default generator's state (numpy's bit-generator state: plain data)."""
+    return dict(_op_generator.bit_generator.state)
 
 
-def set_rng_state(state: Any) -> None:
-    """Restore the default generator to a state `get_rng_state` returned."""
-    data = np.asarray(getattr(state, "asnumpy", lambda: state)())
-    try:
-        saved = json.loads(data.astype(np.uint8).tobytes().decode())
-        generator = np.random.Generator(getattr(np.random, saved["bit_generator"])())
-        generator.bit_generator.state = saved
-    except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError) as e:
-        raise ValueError(f"set_rng_state: not a state from get_rng_state ({e})") from None
+def restore_generator_state(state: dict) -> None:
+    """Put the default generator back in a state `generator_state` returned."""
     global _op_generator
+    generator = np.random.Generator(getattr(np.random, state["bit_generator"])())
+    generator.bit_generator.state = state
     _op_generator = generator
 
 
