@@ -33,12 +33,12 @@ from .grad import (GradOperation, grad, hessian, jacfwd, jacrev, jvp,  # noqa: F
                    value_and_grad, vjp, vmap)
 from .export import export, load  # noqa: F401
 from .graph_mode import explain, jit, ms_function, mutable  # noqa: F401
-from .train import (MAE, MSE, Accuracy, Callback, CheckpointConfig,  # noqa: F401
-                    DynamicLossScaleManager, EarlyStopping, FixedLossScaleManager, History,
-                    LambdaCallback, LearningRateScheduler, Loss, LossMonitor,
-                    LossScaleManager, Metric, Model, ModelCheckpoint, ReduceLROnPlateau,
-                    RunContext, TimeMonitor, get_metric_fn, load_checkpoint,
-                    load_param_into_net, save_checkpoint)
+from .nn.metrics import *  # noqa: F401,F403  (MindSpore exports its metrics at the top too)
+from .train import (Callback, CheckpointConfig, DynamicLossScaleManager,  # noqa: F401
+                    EarlyStopping, FixedLossScaleManager, History, LambdaCallback,
+                    LearningRateScheduler, LossMonitor, LossScaleManager, Model,
+                    ModelCheckpoint, ReduceLROnPlateau, RunContext, TimeMonitor,
+                    load_checkpoint, load_param_into_net, save_checkpoint)
 from .profiler import Profiler  # noqa: F401
 from .version import __version__  # noqa: F401
 

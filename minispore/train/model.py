@@ -41,7 +41,7 @@ from ..amp import build_train_network
 from ..core.tensor import Tensor
 from ..nn.cell import Cell
 from .callback import CallbackList, CallbackParams, RunContext
-from .metrics import Loss, get_metrics
+from ..nn.metrics import Loss, get_metrics
 from .monitors import ProgressBar
 from typing import Any, Optional, Union
 
