@@ -225,3 +225,26 @@ def test_updates_of_one_structure_run_as_one_multi_tensor_kernel(monkeypatch):
     assert ref_kept and not any(s.label.startswith("fused update") for s in ref_program.donating)
     for mine, theirs in zip(values, ref_values):
         np.testing.assert_array_equal(mine, theirs)
+
+
+def test_an_update_kernel_that_runs_in_place_compiles_its_allocating_twin_only_when_needed(
+        monkeypatch):
+    """With background compilation, the allocating kernel of an update that runs in place is
+    taken off the queue (reaching compiled speed sooner); a call that cannot donate (a user
+    holds the moment) compiles it then."""
+    from minispore.compiler.codegen.background import COMPILER
+    monkeypatch.setenv("MINISPORE_SYNC_COMPILE", "0")
+    w, x, labels = _problem(5)
+    _, optimizer, step = _adam_step(w)
+    step(ms.Tensor(x), ms.Tensor(labels))
+    assert COMPILER.wait(120)
+    donating = next(iter(step.cache.values())).program.donating
+    plain = [s.fn for s in donating if s.label.startswith("fused kernel")]
+    assert plain and all(fn.deferred_for is not None and fn.kernel is None for fn in plain)
+    step(ms.Tensor(x), ms.Tensor(labels))      # in place: still not needed
+    assert all(fn.deferred_for is not None for fn in plain)
+    held = optimizer.moment1[0].asnumpy()      # shares the moment's buffer: no donation
+    step(ms.Tensor(x), ms.Tensor(labels))
+    assert COMPILER.wait(120)
+    assert all(fn.deferred_for is None and fn.kernel is not None for fn in plain)
+    del held

@@ -178,6 +178,7 @@ def _kernel_step(name, inputs, attrs):
     node = Node(prim, [Var(a.shape, a.dtype) for a in inputs], attrs,
                 [Var(np.shape(o), o.dtype) for o in outs])
     step = numba_cpu.lower_primitive(node, background=False)
+    numba_cpu.start([step])
     assert step.failed is None and step.kernel is not None
     return step, out
 

@@ -550,6 +550,9 @@ class TieredStep:
         self.source = source
         self.kernel = None
         self.failed = None
+        # the in-place writer this kernel waits for (in_place_kernel): compiled only once a
+        # call needs it while that writer can run (a buffer that could not be donated)
+        self.deferred_for = None
 
     def compile(self):
         """Import the module and compile the kernel for this step's types (any thread). A
@@ -573,6 +576,10 @@ class TieredStep:
     def __call__(self, xp, *inputs, **attrs):
         kernel = self.kernel
         if kernel is None or xp is not np:
+            writer = self.deferred_for
+            if writer is not None and (writer.kernel is not None or writer.failed is not None):
+                self.deferred_for = None
+                _submit(self, self.background)
             return self._numpy(xp, inputs, attrs)
         return self._run(kernel, inputs, attrs)
 
@@ -609,7 +616,7 @@ class GroupStep(TieredStep):
         if not written_into:
             return None
         twin = GroupStep(self.group, render_module(self.group, written_into), written_into)
-        twin.background = self.background
+        twin.background, twin.origin = self.background, self
         return twin
 
     def _kernel_args(self, inputs, given=None):
@@ -717,8 +724,14 @@ class MemberSteps(TieredStep):
 
 def in_place_kernel(twins):
     """The step whose `in_place` writes the updates of `twins` (`writing_into` twins of one
-    source): the twin itself, or a MemberSteps over several; compiled as their kernels were."""
-    return _submit(twins[0] if len(twins) == 1 else MemberSteps(twins), twins[0].background)
+    source): the twin itself, or a MemberSteps over several; compiled as their kernels were.
+    The kernels the twins stand in for compile only once a call needs one (a buffer that
+    could not be donated): a state update's allocating kernel is rarely run, and compiling
+    it would delay the time until the program runs at compiled speed."""
+    writer = twins[0] if len(twins) == 1 else MemberSteps(twins)
+    for twin in twins:
+        twin.origin.deferred_for = writer
+    return _submit(writer, twins[0].background)
 
 
 class PrimitiveStep(TieredStep):
@@ -766,15 +779,29 @@ def _submit(step, background):
     return step
 
 
+def _lowered(step, background):
+    step.background = background
+    return step
+
+
 def lower_group(group, background=True):
-    """A GroupStep for `group`; its kernel compiles now, or on the background thread."""
-    return _submit(GroupStep(group, render_module(group)), background)
+    """A GroupStep for `group`; `start` compiles its kernel (now, or on the background
+    thread)."""
+    return _lowered(GroupStep(group, render_module(group)), background)
 
 
 def lower_primitive(node, background=True):
     """A PrimitiveStep for a node whose primitive has a CpuKernel, or None (no kernel, or none
-    for its dtype: the impl runs)."""
+    for its dtype: the impl runs); `start` compiles its kernel."""
     if node.prim not in CPU_KERNELS:
         return None
     source = primitive_module(node)
-    return None if source is None else _submit(PrimitiveStep(node, source), background)
+    return None if source is None else _lowered(PrimitiveStep(node, source), background)
+
+
+def start(steps):
+    """Compile the kernels of a program's lowered steps (now, or in order on the background
+    thread), except those deferred until a call needs them (see `in_place_kernel`)."""
+    for step in steps:
+        if step.deferred_for is None and step.kernel is None:
+            _submit(step, step.background)
