@@ -186,3 +186,18 @@ def test_docstring_examples_hold(module):
     import importlib
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_numpy_scalars_combine_with_tensors_as_python_numbers_do(mode):
+    """x / np.sqrt(d) keeps x's dtype (MindSpore: np.float64 is a Python float; PyTorch and
+    JAX treat every numpy scalar so); a numpy array keeps its own dtype."""
+    f32, f16, i32 = ms.ops.ones(2), ms.ops.ones(2, ms.float16), ms.ops.ones(2, ms.int32)
+
+    def combos(f32, f16, i32):
+        return (f32 / np.sqrt(4.0), np.float64(2) * f32, f16 * np.float32(2), i32 * np.float64(2),
+                i32 + np.int64(1), f32 + np.ones(2))
+
+    out = ms.jit(combos)(f32, f16, i32) if mode == ms.GRAPH_MODE else combos(f32, f16, i32)
+    assert [o.dtype for o in out] == [ms.float32, ms.float32, ms.float16, ms.float32, ms.int32,
+                                      ms.float64]
+    np.testing.assert_array_equal(out[0].asnumpy(), [0.5, 0.5])

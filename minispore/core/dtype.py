@@ -174,12 +174,13 @@ def promote_np(a, b):
 
 
 def scalar_np_dtype(tensor_dtype, scalar):
-    """numpy dtype a Python scalar takes when combined with a tensor of `tensor_dtype`."""
-    if isinstance(scalar, bool):
+    """numpy dtype a Python (or numpy) scalar takes when combined with a tensor of
+    `tensor_dtype`."""
+    if isinstance(scalar, (bool, np.bool_)):
         return tensor_dtype
-    if isinstance(scalar, float) and not is_float_np(tensor_dtype):
+    if isinstance(scalar, (float, np.floating)) and not is_float_np(tensor_dtype):
         return np.dtype(np.float32)
-    if isinstance(scalar, int) and tensor_dtype.kind == "b":
+    if isinstance(scalar, (int, np.integer)) and tensor_dtype.kind == "b":
         return np.dtype(np.int64)
     return tensor_dtype
 

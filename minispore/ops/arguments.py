@@ -31,8 +31,12 @@ def as_tensor(x: TensorLike) -> Tensor:
 # ***** dtypes *****
 
 def dtype_of(x):
-    """The numpy dtype of a Tensor or array, None for a Python number."""
-    return x._data.dtype if isinstance(x, Tensor) else getattr(x, "dtype", None)
+    """The numpy dtype of a Tensor or array, None for a number: a Python number or a numpy
+    scalar, which take the tensor's dtype in an op as a Python number does (x / np.sqrt(d)
+    stays float32, as in MindSpore, where np.float64 is a Python float, PyTorch and JAX)."""
+    if isinstance(x, Tensor):
+        return x._data.dtype
+    return None if isinstance(x, np.generic) else getattr(x, "dtype", None)
 
 
 def to_dtype(x, dtype):
