@@ -40,6 +40,8 @@ from .train import (Callback, CheckpointConfig, DynamicLossScaleManager,  # noqa
                     ModelCheckpoint, ReduceLROnPlateau, RunContext, TimeMonitor,
                     load_checkpoint, load_param_into_net, save_checkpoint)
 from .profiler import Profiler  # noqa: F401
+from .install_check import run_check  # noqa: F401
+from .context.device import synchronize  # noqa: F401
 from .version import __version__  # noqa: F401
 
 _tune_allocator()

@@ -61,3 +61,11 @@ def test_set_device_and_current_device():
         ms.set_device("NPU")
     with pytest.raises(ValueError, match="device_id"):
         ms.set_device("CPU", -1)
+
+
+def test_run_check_computes_in_both_modes_and_says_so(capsys):
+    ms.run_check()
+    out = capsys.readouterr().out
+    assert f"MindSpore version: {ms.__version__}" in out
+    assert "installed on platform [CPU] successfully!" in out
+    ms.synchronize()  # the CPU has nothing queued: returns at once

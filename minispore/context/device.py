@@ -75,3 +75,10 @@ def to_host(array):
         return array
     get = getattr(array, "get", None)
     return get() if get is not None else np.asarray(array)
+
+
+def synchronize() -> None:
+    """Wait until the device has finished the work queued on it (MindSpore's
+    `ms.synchronize`): on the GPU, CuPy's current stream; the CPU runs each op to its end."""
+    if _xp is not np:
+        _xp.cuda.get_current_stream().synchronize()
