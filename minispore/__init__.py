@@ -32,7 +32,7 @@ from .core.tensor import Tensor  # noqa: F401
 from .grad import (GradOperation, grad, hessian, jacfwd, jacrev, jvp,  # noqa: F401
                    value_and_grad, vjp, vmap)
 from .export import export, load  # noqa: F401
-from .graph_mode import explain, jit, ms_function, mutable  # noqa: F401
+from .graph_mode import explain, jit, jit_class, ms_function, mutable  # noqa: F401
 from .nn.metrics import *  # noqa: F401,F403  (MindSpore exports its metrics at the top too)
 from .train import (Callback, CheckpointConfig, DynamicLossScaleManager,  # noqa: F401
                     EarlyStopping, FixedLossScaleManager, History, LambdaCallback,

@@ -69,3 +69,21 @@ def test_run_check_computes_in_both_modes_and_says_so(capsys):
     assert f"MindSpore version: {ms.__version__}" in out
     assert "installed on platform [CPU] successfully!" in out
     ms.synchronize()  # the CPU has nothing queued: returns at once
+
+
+def test_jit_class_instances_run_inside_compiled_functions(mode):
+    @ms.jit_class
+    class Affine:
+        def __init__(self, scale, shift):
+            self.scale, self.shift = scale, shift
+
+        def __call__(self, x):
+            return x * self.scale + self.shift
+
+    f = ms.jit(lambda x: Affine(2.0, 1.0)(x))
+    np.testing.assert_array_equal(f(ms.tensor([1.0, 2.0])).asnumpy(), [3.0, 5.0])
+    assert Affine.__ms_class__
+    with pytest.raises(TypeError, match="class"):
+        ms.jit_class(lambda x: x)
+    with pytest.raises(TypeError, match="Cell"):
+        ms.jit_class(ms.nn.Dense)

@@ -232,6 +232,27 @@ def jit(function: Optional[Callable[..., Any]] = None, *, capture_mode: str = "a
 ms_function = jit
 
 
+def jit_class(cls: type) -> type:
+    """Mark a class of the user's as usable inside compiled functions (MindSpore's
+    `ms.jit_class`). minispore's tracer runs Python as Python, so any class's instances
+    already work in `@ms.jit`: this checks it is a class and not a Cell, and returns it.
+
+        >>> @ms.jit_class
+        ... class Scale:
+        ...     def __init__(self, k): self.k = k
+        ...     def apply(self, x): return x * self.k
+        >>> float(ms.jit(lambda x: Scale(2.0).apply(x))(ms.Tensor(3.0)))
+        6.0
+    """
+    if not isinstance(cls, type):
+        raise TypeError(f"jit_class: decorates a class, got {type(cls).__name__}")
+    if callable(getattr(cls, "construct", None)) and hasattr(cls, "cells_and_names"):
+        raise TypeError(f"jit_class: {cls.__name__} is an nn.Cell, which compiles by itself; "
+                        f"jit_class is for other classes")
+    setattr(cls, "__ms_class__", True)  # MindSpore's marker attribute
+    return cls
+
+
 def mutable(input_data: Any, dynamic_len: bool = False) -> Any:
     """Make a value a variable input of compiled functions instead of a constant.
 
