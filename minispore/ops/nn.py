@@ -8,7 +8,7 @@
     conv            conv2d, and the primitives of its derivatives
     conv_nd         conv1d, conv3d, conv_transpose1d/2d/3d (on conv's primitives)
     pool            max_pool2d (and its derivative primitives), avg_pool2d
-    pool_ext        max_pool3d, avg_pool3d, adaptive pools, lp_pool1d/2d, max_unpool2d
+    pool_ext        max_pool3d, avg_pool3d, adaptive pools, lp_pool1d/2d, max_unpool1d/2d/3d
     resize          interpolate, pixel_shuffle/unshuffle, unfold, fold
     padding         pad (constant, reflect, replicate, circular)
     normalization   batch_norm, layer_norm
