@@ -28,7 +28,7 @@ def test_metrics_are_the_same_objects_in_nn_and_train():
 
 
 @pytest.mark.parametrize("module", ["metric", "classification", "confusion_matrix", "curves",
-                                    "similarity", "__init__"])
+                                    "similarity", "distance", "__init__"])
 def test_docstring_examples_hold(module):
     name = "minispore.nn.metrics" + ("" if module == "__init__" else "." + module)
     result = doctest.testmod(importlib.import_module(name))
@@ -381,3 +381,65 @@ def test_model_eval_with_the_new_metrics(mode):
                                                                     labels=range(3)))
     np.testing.assert_array_equal(result["cm"], skm.confusion_matrix(y, pred, labels=range(3)))
     assert result["loss"] > 0
+
+
+# ***** surface distances *****
+
+def _surface_points(mask):
+    """Coordinates of the mask pixels with a 4-/6-neighbour outside the mask (or the border)."""
+    padded = np.pad(mask, 1)
+    inner = np.ones_like(mask)
+    for axis in range(mask.ndim):
+        for shift in (-1, 1):
+            inner &= np.roll(padded, shift, axis)[tuple(slice(1, -1) for _ in mask.shape)]
+    return np.argwhere(mask & ~inner)
+
+
+def _directed_distances(a, b, metric):
+    diff = a[:, None, :] - b[None, :, :]
+    dist = {"euclidean": np.sqrt((diff ** 2).sum(-1)), "chessboard": np.abs(diff).max(-1),
+            "taxicab": np.abs(diff).sum(-1)}[metric]
+    return dist.min(1)
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "chessboard", "taxicab"])
+@pytest.mark.parametrize("shape", [(12, 11), (6, 7, 5)])
+def test_surface_distances_match_brute_force(metric, shape):
+    rng = np.random.default_rng(len(shape))
+    y_pred = (rng.random(shape) > 0.55).astype(np.int32) * 2
+    y = (rng.random(shape) > 0.5).astype(np.int32) * 2
+    a, b = _surface_points(y_pred == 2), _surface_points(y == 2)
+    ab, ba = _directed_distances(a, b, metric), _directed_distances(b, a, metric)
+    assert nn.HausdorffDistance(metric)(y_pred, y, 2) == pytest.approx(max(ab.max(), ba.max()))
+    assert nn.HausdorffDistance(metric, directed=True, crop=False)(ms.Tensor(y_pred), y, 2) == \
+        pytest.approx(ab.max())
+    assert nn.HausdorffDistance(metric, percentile=90.0, directed=True)(y_pred, y, 2) == \
+        pytest.approx(np.percentile(ab, 90))
+    assert nn.MeanSurfaceDistance(False, metric)(y_pred, y, 2) == pytest.approx(ab.mean())
+    assert nn.MeanSurfaceDistance(True, metric)(y_pred, y, 2) == pytest.approx(
+        (ab.mean() + ba.mean()) / 2)
+    assert nn.RootMeanSquareDistance(False, metric)(y_pred, y, 2) == pytest.approx(
+        np.sqrt((ab ** 2).mean()))
+    assert nn.RootMeanSquareDistance(True, metric)(y_pred, y, 2) == pytest.approx(
+        np.sqrt(((ab ** 2).mean() + (ba ** 2).mean()) / 2))
+
+
+def test_surface_distance_documented_values_and_errors():
+    x = np.array([[3, 0, 1], [1, 3, 0], [1, 0, 2]])
+    y = np.array([[0, 2, 1], [1, 2, 1], [0, 0, 1]])
+    assert nn.HausdorffDistance()(x, y, 0) == pytest.approx(1.4142135623730951)
+    assert nn.MeanSurfaceDistance()(x, y, 0) == pytest.approx(0.8047378541243649)
+    assert nn.RootMeanSquareDistance()(x, y, 0) == pytest.approx(1.0)
+    empty = np.zeros((4, 4), int)
+    one = empty.copy()
+    one[1, 1] = 1
+    assert nn.HausdorffDistance()(one, empty, 1) == np.inf
+    with pytest.raises(ValueError, match="occurs in neither"):
+        nn.HausdorffDistance()(x, y, 7)
+    with pytest.raises(ValueError, match="3 inputs"):
+        nn.MeanSurfaceDistance().update(x, y)
+    with pytest.raises(ValueError, match="distance_metric"):
+        nn.RootMeanSquareDistance(distance_metric="cosine")
+    with pytest.raises(RuntimeError, match="call update"):
+        nn.HausdorffDistance().eval()
+    assert isinstance(nn.get_metric_fn("hausdorff_distance"), nn.HausdorffDistance)
