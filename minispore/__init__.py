@@ -32,6 +32,12 @@ from .train import (Callback, CheckpointConfig, DynamicLossScaleManager,  # noqa
                     FixedLossScaleManager, LossMonitor, LossScaleManager, Model, ModelCheckpoint,
                     RunContext, TimeMonitor, load_checkpoint, load_param_into_net,
                     save_checkpoint)
+from .nn.metrics import (F1, MAE, MSE, ROC, Accuracy, BleuScore,  # noqa: F401  (as MindSpore)
+                         ConfusionMatrix, ConfusionMatrixMetric, CosineSimilarity, Dice, Fbeta,
+                         HausdorffDistance, Loss, MeanSurfaceDistance, Metric, Perplexity,
+                         Precision, Recall, RootMeanSquareDistance, Top1CategoricalAccuracy,
+                         Top5CategoricalAccuracy, TopKCategoricalAccuracy, auc, get_metric_fn,
+                         names, rearrange_inputs)
 from .profiler import Profiler  # noqa: F401
 from .version import __version__  # noqa: F401
 

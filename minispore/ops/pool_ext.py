@@ -22,8 +22,8 @@ from .window import span
 
 __all__ = ["max_pool3d", "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
            "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d",
-           "adaptive_max_pool3d", "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d",
-           "max_unpool3d"]
+           "adaptive_max_pool3d", "avg_pool1d", "lp_pool1d", "lp_pool2d", "max_unpool1d",
+           "max_unpool2d", "max_unpool3d"]
 
 
 # ***** 3-D max and average pooling *****
@@ -281,7 +281,7 @@ def _lp(x, norm_type, window_mean, size):
 def lp_pool1d(x, norm_type, kernel_size, stride=None, ceil_mode=False):
     """(sum over each window of x^p)^(1/p) along the last axis of (N, C, L) or (C, L).
 
-        >>> ops.lp_pool1d(ops.ones((1, 1, 4)), 2, 2).asnumpy().round(4).tolist()
+        >>> ops.lp_pool1d(ops.ones((1, 1, 4)), 2, 2).asnumpy().astype(float).round(4).tolist()
         [[[1.4142, 1.4142]]]
     """
     x = as_tensor(x)
@@ -294,6 +294,27 @@ def lp_pool1d(x, norm_type, kernel_size, stride=None, ceil_mode=False):
         t if t.ndim == 4 else F.expand_dims(t, 0), (1, k), (1, s), ceil_mode=ceil_mode), k)
     out = F.squeeze(out, -2)
     return out if x.ndim == 3 else F.squeeze(out, 0)
+
+
+def avg_pool1d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """1-D average pooling of (N, C, L) (MindSpore's ops.avg_pool1d: stride defaults to 1;
+    padding an int or (left, right) zeros, counted in the divisor when count_include_pad).
+
+        >>> ops.avg_pool1d(ms.Tensor([[[1.0, 2.0, 3.0, 4.0]]]), 2, 2).tolist()
+        [[[1.5, 3.5]]]
+    """
+    x = as_tensor(input_x)
+    if x.ndim != 3:
+        raise op_error("avg_pool1d", (x,), "input must be (N, C, L)")
+    k = tuple_of(kernel_size, 1, "kernel_size", "avg_pool1d")[0]
+    s = tuple_of(stride, 1, "stride", "avg_pool1d")[0]
+    pads = (padding, padding) if isinstance(padding, numbers.Integral) else tuple(padding)
+    if len(pads) == 1:
+        pads = pads * 2
+    out = avg_pool2d(F.expand_dims(x, 2), (1, k), (1, s), (0, 0) + tuple(int(p) for p in pads),
+                     ceil_mode, count_include_pad)
+    return F.squeeze(out, 2)
 
 
 def lp_pool2d(x, norm_type, kernel_size, stride=None, ceil_mode=False):

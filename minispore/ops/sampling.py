@@ -1,4 +1,4 @@
-"""grid_sample: values of an (N, C, H, W) or (N, C, D, H, W) input at the normalised
+"""grid_sample and affine_grid. grid_sample: values of an (N, C, H, W) or (N, C, D, H, W) input at the normalised
 positions of a sampling grid (spatial transformers, deformable sampling).
 
 Composed from ops: the grid becomes pixel coordinates (with the border / reflection rules
@@ -18,7 +18,7 @@ from ..core.tensor import Tensor
 from . import functional as F
 from .arguments import as_tensor, op_error
 
-__all__ = ["grid_sample"]
+__all__ = ["grid_sample", "affine_grid"]
 
 _MODES = ("bilinear", "nearest")
 _PADDINGS = ("zeros", "border", "reflection")
@@ -126,3 +126,41 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         term = _gather(flat, indices, sizes, out_shape) * F.expand_dims(weight, 1)
         out = term if out is None else out + term
     return out
+
+
+def _base_coordinates(size, align_corners):
+    """size positions across [-1, 1]: the pixel centres (scaled by (size - 1) / size unless
+    align_corners)."""
+    if size == 1:
+        return np.zeros(1)
+    line = np.linspace(-1.0, 1.0, size)
+    return line if align_corners else line * (size - 1) / size
+
+
+def affine_grid(theta, size, align_corners=False):
+    """The sampling grid of an affine transform for grid_sample: theta (N, 2, 3) with size
+    (N, C, H, W) gives (N, H, W, 2); theta (N, 3, 4) with size (N, C, D, H, W) gives
+    (N, D, H, W, 3). Each output position (x, y[, z], 1) in normalised coordinates is
+    multiplied by theta.
+
+        >>> theta = ms.Tensor(np.array([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]], np.float32))
+        >>> ops.affine_grid(theta, (1, 1, 2, 2), align_corners=True).tolist()
+        [[[[-1.0, -1.0], [1.0, -1.0]], [[-1.0, 1.0], [1.0, 1.0]]]]
+    """
+    theta = as_tensor(theta)
+    size = tuple(int(s) for s in size)
+    rank = len(size) - 2
+    if rank not in (2, 3) or theta.ndim != 3 or tuple(theta.shape[1:]) != (rank, rank + 1) \
+            or theta.shape[0] != size[0]:
+        raise op_error("affine_grid", (theta,), f"theta must be (N, 2, 3) with size (N, C, H, W) "
+                       f"or (N, 3, 4) with size (N, C, D, H, W), got size {size}")
+    if not theta.dtype.is_float:
+        raise op_error("affine_grid", (theta,), "theta must be a float tensor")
+    spatial = size[2:]
+    # one row (x, y[, z], 1) per output position, x along the last axis
+    axes = [_base_coordinates(n, bool(align_corners)) for n in spatial]
+    mesh = np.meshgrid(*axes, indexing="ij")          # per axis (D,) H, W
+    columns = [mesh[i] for i in reversed(range(rank))] + [np.ones(spatial)]
+    base = np.stack(columns, -1).reshape(-1, rank + 1).astype(theta.dtype.np)
+    grid = F.matmul(Tensor(base), F.swap_last_axes(theta))   # (N, positions, rank)
+    return F.reshape(grid, (size[0],) + spatial + (rank,))

@@ -200,11 +200,4 @@ class ChannelShuffle(Cell):
         self.groups = V.positive_int(groups, "groups", "ChannelShuffle")
 
     def construct(self, x: Tensor) -> Tensor:
-        if x.ndim < 3 or x.shape[1] % self.groups:
-            raise ValueError(f"ChannelShuffle: the input must be (N, C, *) with C a multiple of "
-                             f"groups={self.groups}, got shape {tuple(x.shape)}")
-        n, c = x.shape[:2]
-        rest = tuple(x.shape[2:])
-        grouped = F.reshape(x, (n, self.groups, c // self.groups) + rest)
-        perm = (0, 2, 1) + tuple(range(3, grouped.ndim))
-        return F.reshape(F.transpose(grouped, perm), (n, c) + rest)
+        return F.channel_shuffle(x, self.groups)
