@@ -173,3 +173,13 @@ CASES = [
                                        randn((2, 2, 6), 1), randn((2, 3, 6), 2))),
     (nn.MaxUnpool3d, "", lambda: volume_into(Unpool3d(), (2, 3, 4, 5, 5))),
 ]
+
+CASES += [
+    # images in (0, 1) (a sigmoid), as MS-SSIM expects: every scale's factor stays positive
+    (nn.MSSSIM, "", lambda: Setup(nn.SequentialCell([nn.Conv2d(1, 2, 3, has_bias=True),
+                                                     nn.Sigmoid(),
+                                                     AgainstShifted(nn.MSSSIM(
+                                                         power_factors=(0.6, 0.4),
+                                                         filter_size=3))]),
+                                  randn((2, 1, 8, 8), 3), randn((2,), 4))),
+]

@@ -166,8 +166,9 @@ def test_psnr_float_and_uint8():
         nn.PSNR()(T(a), T(b[:1]))
 
 
-def _ssim_reference(a, b, size, sigma, k1, k2, max_val):
-    """The SSIM formula with numpy: 'valid' Gaussian-weighted local statistics."""
+def _ssim_reference(a, b, size, sigma, k1, k2, max_val, with_cs=False):
+    """The SSIM formula with numpy: 'valid' Gaussian-weighted local statistics (with_cs: the
+    SSIM and contrast-structure maps)."""
     from numpy.lib.stride_tricks import sliding_window_view
     r = np.arange(size) - (size - 1) // 2 if size % 2 else np.arange(size) - size // 2 + 1
     g = np.exp(-(r[:, None] ** 2 + r[None, :] ** 2) / (2 * sigma ** 2))
@@ -180,6 +181,8 @@ def _ssim_reference(a, b, size, sigma, k1, k2, max_val):
     mu1, mu2 = blur(a), blur(b)
     s1, s2, s12 = blur(a * a) - mu1 ** 2, blur(b * b) - mu2 ** 2, blur(a * b) - mu1 * mu2
     ssim = (2 * mu1 * mu2 + c1) * (2 * s12 + c2) / ((mu1 ** 2 + mu2 ** 2 + c1) * (s1 + s2 + c2))
+    if with_cs:
+        return ssim, (2 * s12 + c2) / (s1 + s2 + c2)
     return ssim.mean((1, 2, 3))
 
 
@@ -196,8 +199,29 @@ def test_ssim_matches_its_formula(kwargs):
                            full["k2"], full["max_val"])
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(nn.SSIM(**kwargs)(T(a), T(a)).asnumpy(), [1.0, 1.0], rtol=1e-5)
-    with pytest.raises(ValueError, match="smaller than filter_size"):
+    with pytest.raises(ValueError, match="smaller than the 20 pixels"):
         nn.SSIM(filter_size=20)(T(a), T(b))
+
+
+def test_ms_ssim_matches_its_formula():
+    rng = np.random.default_rng(1)
+    a = rng.random((2, 3, 40, 36)).astype(np.float32)
+    b = np.clip(a + rng.normal(0, 0.15, a.shape), 0, 1).astype(np.float32)
+    powers = (0.2, 0.3, 0.5)
+    got = nn.MSSSIM(power_factors=powers, filter_size=7, filter_sigma=1.2)(T(a), T(b)).asnumpy()
+    x, y, factors = a.astype(np.float64), b.astype(np.float64), []
+    for level in range(3):
+        ssim, cs = _ssim_reference(x, y, 7, 1.2, 0.01, 0.03, 1.0, with_cs=True)
+        factors.append(np.maximum((ssim if level == 2 else cs).mean((2, 3)), 0))
+        n, c, h, w = x.shape
+        x = x[:, :, :h // 2 * 2, :w // 2 * 2].reshape(n, c, h // 2, 2, w // 2, 2).mean((3, 5))
+        y = y[:, :, :h // 2 * 2, :w // 2 * 2].reshape(n, c, h // 2, 2, w // 2, 2).mean((3, 5))
+    want = np.prod(np.stack(factors, -1) ** np.array(powers), -1).mean(-1)
+    np.testing.assert_allclose(got, want, rtol=1e-4)
+    uint8 = (a * 255).astype(np.uint8)
+    assert nn.MSSSIM(255, powers, 7, 1.2)(T(uint8), T(uint8)).asnumpy() == pytest.approx([1, 1])
+    with pytest.raises(ValueError, match="smaller than the 28 pixels"):
+        nn.MSSSIM(power_factors=powers, filter_size=7)(T(a[:, :, :20]), T(b[:, :, :20]))
 
 
 def test_central_crop():

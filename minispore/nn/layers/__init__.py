@@ -44,7 +44,7 @@ from .conv import (  # noqa: F401
                          Conv3d,
                          Conv3dTranspose,
 )
-from .image import CentralCrop, ChannelShuffle, ImageGradients, PSNR, SSIM  # noqa: F401
+from .image import MSSSIM, PSNR, SSIM, CentralCrop, ChannelShuffle, ImageGradients  # noqa: F401
 from .math_cells import (  # noqa: F401
                          L1Regularizer,
                          LBeta,
@@ -62,7 +62,8 @@ from .math_cells import (  # noqa: F401
                          Range,
                          ReduceLogSumExp,
 )
-from .misc import BiDense, Dropout1d, Dropout2d, Dropout3d, Identity, TimeDistributed, Unflatten  # noqa: F401
+from .misc import (BiDense, Dropout1d, Dropout2d, Dropout3d, Identity,  # noqa: F401
+                   TimeDistributed, Unflatten)
 from .normalization import (  # noqa: F401  # noqa: F401
                          LRN,
                          BatchNorm1d,
@@ -144,6 +145,6 @@ __all__ += ["MultiheadAttention", "Transformer", "TransformerDecoder", "Transfor
             "TransformerEncoder", "TransformerEncoderLayer"]
 __all__ += ["Linear", "EmbeddingLookup", "TimeDistributed", "AdaptiveMaxPool3d", "MaxUnpool1d",
             "MaxUnpool3d", "CentralCrop", "ChannelShuffle", "ImageGradients", "PSNR", "SSIM",
-            "L1Regularizer", "LBeta", "LGamma", "DiGamma", "MatDet", "MatInverse", "MatMul",
+            "MSSSIM", "L1Regularizer", "LBeta", "LGamma", "DiGamma", "MatDet", "MatInverse", "MatMul",
             "MatrixDiag", "MatrixDiagPart", "MatrixSetDiag", "Moments", "Norm", "OneHot", "Range",
             "ReduceLogSumExp"]

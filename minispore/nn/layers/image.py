@@ -1,5 +1,5 @@
 """Image cells (MindSpore's nn/layer/image.py and channel_shuffle.py): ImageGradients, PSNR,
-SSIM, CentralCrop and ChannelShuffle, over NCHW tensors.
+SSIM, MSSSIM, CentralCrop and ChannelShuffle, over NCHW tensors.
 
     >>> import numpy as np
     >>> img = ms.Tensor(np.ones((1, 3, 16, 16), np.float32))
@@ -12,13 +12,13 @@ from typing import Union
 
 import numpy as np
 
-from ...core.dtype import float32
+from ...core.dtype import float32, uint8
 from ...core.hints import Tensor
 from ...ops import functional as F
 from .. import validation as V
 from ..cell import Cell
 
-__all__ = ["ImageGradients", "PSNR", "SSIM", "CentralCrop", "ChannelShuffle"]
+__all__ = ["ImageGradients", "PSNR", "SSIM", "MSSSIM", "CentralCrop", "ChannelShuffle"]
 
 
 def _check_4d(owner: str, name: str, x: Tensor) -> None:
@@ -102,7 +102,59 @@ def _gaussian_window(size: int, sigma: float) -> np.ndarray:
     return (g / g.sum()).astype(np.float32)
 
 
-class SSIM(Cell):
+def _ssim_maps(img1: Tensor, img2: Tensor, window: Tensor, c1: float,
+               c2: float) -> tuple[Tensor, Tensor]:
+    """(SSIM, contrast-structure) per channel and 'valid' position: the local statistics are
+    Gaussian-weighted (`window`, applied to each channel by a depthwise convolution)."""
+    channels = img1.shape[1]
+    weight = F.tile(F.reshape(window, (1, 1) + tuple(window.shape)), (channels, 1, 1, 1))
+
+    def blur(x: Tensor) -> Tensor:
+        return F.conv2d(x, weight, None, 1, "valid", 0, 1, channels)
+
+    mu1, mu2 = blur(img1), blur(img2)
+    mu1_sq, mu2_sq, mu1_mu2 = mu1 * mu1, mu2 * mu2, mu1 * mu2
+    sigma1_sq = blur(img1 * img1) - mu1_sq
+    sigma2_sq = blur(img2 * img2) - mu2_sq
+    sigma12 = blur(img1 * img2) - mu1_mu2
+    contrast_structure = (2 * sigma12 + c2) / (sigma1_sq + sigma2_sq + c2)
+    luminance = (2 * mu1_mu2 + c1) / (mu1_sq + mu2_sq + c1)
+    return luminance * contrast_structure, contrast_structure
+
+
+class _SSIMBase(Cell):
+    """Arguments and input checks shared by SSIM and MSSSIM."""
+
+    def __init__(self, max_val: Union[int, float], filter_size: int, filter_sigma: float,
+                 k1: float, k2: float) -> None:
+        super().__init__()
+        owner = type(self).__name__
+        self.max_val = _check_max_val(owner, max_val)
+        self.filter_size = V.positive_int(filter_size, "filter_size", owner)
+        if not isinstance(filter_sigma, float) or not filter_sigma > 0:
+            raise ValueError(f"{owner}: filter_sigma must be a float > 0, got {filter_sigma!r}")
+        for name, k in (("k1", k1), ("k2", k2)):
+            if not isinstance(k, float):
+                raise TypeError(f"{owner}: {name} must be a float, got {k!r}")
+        self.filter_sigma, self.k1, self.k2 = filter_sigma, k1, k2
+        self.window = Tensor(_gaussian_window(self.filter_size, filter_sigma))
+
+    def _prepare(self, img1: Tensor, img2: Tensor,
+                 smallest: int) -> tuple[Tensor, Tensor, float, float]:
+        """Float images and (c1, c2); the images must hold `smallest` pixels per side."""
+        owner = type(self).__name__
+        _check_pair(owner, img1, img2)
+        if not (img1.dtype.is_float or img1.dtype == uint8):
+            raise TypeError(f"{owner}: the images must be float or uint8, got {img1.dtype}")
+        if min(img1.shape[2:]) < smallest:
+            raise ValueError(f"{owner}: the images ({img1.shape[2]} x {img1.shape[3]}) are smaller "
+                             f"than the {smallest} pixels filter_size={self.filter_size} needs")
+        img1, max_val = _as_unit_float(img1, self.max_val)
+        img2, _ = _as_unit_float(img2, self.max_val)
+        return img1, img2, (self.k1 * max_val) ** 2, (self.k2 * max_val) ** 2
+
+
+class SSIM(_SSIMBase):
     """Structural similarity per image: the mean over channels and positions of
     (2 mu1 mu2 + c1)(2 s12 + c2) / ((mu1^2 + mu2^2 + c1)(s1^2 + s2^2 + c2)), the local
     statistics weighted by a filter_size Gaussian of std filter_sigma ('valid' positions),
@@ -116,43 +168,51 @@ class SSIM(Cell):
 
     def __init__(self, max_val: Union[int, float] = 1.0, filter_size: int = 11,
                  filter_sigma: float = 1.5, k1: float = 0.01, k2: float = 0.03) -> None:
-        super().__init__()
-        self.max_val = _check_max_val("SSIM", max_val)
-        self.filter_size = V.positive_int(filter_size, "filter_size", "SSIM")
-        if not isinstance(filter_sigma, float) or not filter_sigma > 0:
-            raise ValueError(f"SSIM: filter_sigma must be a float > 0, got {filter_sigma!r}")
-        for name, k in (("k1", k1), ("k2", k2)):
-            if not isinstance(k, float):
-                raise TypeError(f"SSIM: {name} must be a float, got {k!r}")
-        self.filter_sigma, self.k1, self.k2 = filter_sigma, k1, k2
-        self.window = Tensor(_gaussian_window(self.filter_size, filter_sigma))
+        super().__init__(max_val, filter_size, filter_sigma, k1, k2)
 
     def construct(self, img1: Tensor, img2: Tensor) -> Tensor:
-        _check_pair("SSIM", img1, img2)
-        if not img1.dtype.is_float:
-            raise TypeError(f"SSIM: the images must be float, got {img1.dtype}")
-        if min(img1.shape[2:]) < self.filter_size:
-            raise ValueError(f"SSIM: the images ({img1.shape[2]} x {img1.shape[3]}) are smaller "
-                             f"than filter_size={self.filter_size}")
-        img1, max_val = _as_unit_float(img1, self.max_val)
-        img2, _ = _as_unit_float(img2, self.max_val)
-        c1, c2 = (self.k1 * max_val) ** 2, (self.k2 * max_val) ** 2
-        channels = img1.shape[1]
-        # one Gaussian per channel: a depthwise convolution
-        weight = F.tile(F.reshape(self.window, (1, 1) + tuple(self.window.shape)),
-                        (channels, 1, 1, 1))
-
-        def blur(x: Tensor) -> Tensor:
-            return F.conv2d(x, weight, None, 1, "valid", 0, 1, channels)
-
-        mu1, mu2 = blur(img1), blur(img2)
-        mu1_sq, mu2_sq, mu1_mu2 = mu1 * mu1, mu2 * mu2, mu1 * mu2
-        sigma1_sq = blur(img1 * img1) - mu1_sq
-        sigma2_sq = blur(img2 * img2) - mu2_sq
-        sigma12 = blur(img1 * img2) - mu1_mu2
-        ssim = ((2 * mu1_mu2 + c1) * (2 * sigma12 + c2)) / (
-            (mu1_sq + mu2_sq + c1) * (sigma1_sq + sigma2_sq + c2))
+        img1, img2, c1, c2 = self._prepare(img1, img2, self.filter_size)
+        ssim, _ = _ssim_maps(img1, img2, self.window, c1, c2)
         return F.mean(ssim, (1, 2, 3))
+
+
+class MSSSIM(_SSIMBase):
+    """Multi-scale SSIM per image: at each of len(power_factors) scales (each a 2 x 2 average
+    pooling of the previous) the mean contrast-structure term per channel, and at the last
+    scale the SSIM; each clipped at 0, raised to its power factor, multiplied, and averaged
+    over channels.
+
+        >>> import numpy as np
+        >>> img = ms.Tensor(np.random.default_rng(0).random((1, 3, 64, 64)).astype(np.float32))
+        >>> ms.nn.MSSSIM(power_factors=(0.5, 0.5), filter_size=7)(img, img).tolist()
+        [1.0]
+    """
+
+    def __init__(self, max_val: Union[int, float] = 1.0,
+                 power_factors: Union[tuple, list] = (0.0448, 0.2856, 0.3001, 0.2363, 0.1333),
+                 filter_size: int = 11, filter_sigma: float = 1.5, k1: float = 0.01,
+                 k2: float = 0.03) -> None:
+        super().__init__(max_val, filter_size, filter_sigma, k1, k2)
+        if not isinstance(power_factors, (tuple, list)) or not power_factors:
+            raise TypeError(f"MSSSIM: power_factors must be a non-empty tuple or list, "
+                            f"got {power_factors!r}")
+        self.power_factors = tuple(float(p) for p in power_factors)
+        self.weights = Tensor(np.array(self.power_factors, np.float32))
+
+    def construct(self, img1: Tensor, img2: Tensor) -> Tensor:
+        levels = len(self.power_factors)
+        img1, img2, c1, c2 = self._prepare(img1, img2,
+                                           self.filter_size * 2 ** (levels - 1))
+        factors = []
+        for level in range(levels):
+            ssim, cs = _ssim_maps(img1, img2, self.window, c1, c2)
+            last = level == levels - 1
+            factors.append(F.relu(F.mean(ssim if last else cs, (2, 3))))
+            if not last:
+                img1 = F.avg_pool2d(img1, 2, 2)
+                img2 = F.avg_pool2d(img2, 2, 2)
+        scales = F.stack(factors, -1)                       # (N, C, levels)
+        return F.mean(F.prod(F.pow(scales, self.weights), -1), -1)
 
 
 class CentralCrop(Cell):
