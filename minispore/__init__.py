@@ -34,7 +34,8 @@ from .train import (Callback, CheckpointConfig, DynamicLossScaleManager,  # noqa
                     save_checkpoint)
 from .nn.metrics import (F1, MAE, MSE, ROC, Accuracy, BleuScore,  # noqa: F401  (as MindSpore)
                          ConfusionMatrix, ConfusionMatrixMetric, CosineSimilarity, Dice, Fbeta,
-                         HausdorffDistance, Loss, MeanSurfaceDistance, Metric, Perplexity,
+                         HausdorffDistance, Loss, MeanSurfaceDistance, Metric,
+                         OcclusionSensitivity, Perplexity,
                          Precision, Recall, RootMeanSquareDistance, Top1CategoricalAccuracy,
                          Top5CategoricalAccuracy, TopKCategoricalAccuracy, auc, get_metric_fn,
                          names, rearrange_inputs)

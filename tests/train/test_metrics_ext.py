@@ -28,7 +28,7 @@ def test_metrics_are_the_same_objects_in_nn_and_train():
 
 
 @pytest.mark.parametrize("module", ["metric", "classification", "confusion_matrix", "curves",
-                                    "similarity", "distance", "__init__"])
+                                    "similarity", "distance", "occlusion", "__init__"])
 def test_docstring_examples_hold(module):
     name = "minispore.nn.metrics" + ("" if module == "__init__" else "." + module)
     result = doctest.testmod(importlib.import_module(name))
@@ -443,3 +443,43 @@ def test_surface_distance_documented_values_and_errors():
     with pytest.raises(RuntimeError, match="call update"):
         nn.HausdorffDistance().eval()
     assert isinstance(nn.get_metric_fn("hausdorff_distance"), nn.HausdorffDistance)
+
+
+# ***** occlusion sensitivity *****
+
+@pytest.mark.parametrize("margin, b_box, n_batch", [(1, None, 128), ([1, 2], None, 7),
+                                                    (2, [1, 3, 0, 4], 5), (1, [2, -1, 1, 2], 3)])
+def test_occlusion_sensitivity_of_a_linear_model(margin, b_box, n_batch):
+    """Flatten + Dense: occluding a block changes the label's score by the block's weighted sum
+    of (x - pad_val), so the sensitivity map has a closed form."""
+    rng = np.random.default_rng(0)
+    image = rng.standard_normal((1, 5, 6)).astype(np.float32)
+    ms.set_seed(0)
+    model = nn.SequentialCell([nn.Flatten(), nn.Dense(30, 3)])
+    w = model[1].weight.asnumpy()[2].reshape(5, 6)
+    metric = nn.OcclusionSensitivity(pad_val=0.5, margin=margin, n_batch=n_batch, b_box=b_box)
+    metric.update(model, ms.Tensor(image), np.array([2]))
+    margins = [margin, margin] if isinstance(margin, int) else margin
+    low = [0, 0] if b_box is None else [b_box[0], b_box[2]]
+    high = [4, 5] if b_box is None else [b_box[1] if b_box[1] >= 0 else 4, b_box[3]]
+    want = np.zeros((high[0] - low[0] + 1, high[1] - low[1] + 1))
+    for i in range(want.shape[0]):
+        for j in range(want.shape[1]):
+            r, c = i + low[0], j + low[1]
+            block = (slice(max(0, r - margins[0]), min(5, r + margins[0])),
+                     slice(max(0, c - margins[1]), min(6, c + margins[1])))
+            want[i, j] = np.sum(w[block] * (image[0][block] - 0.5))
+    np.testing.assert_allclose(metric.eval(), want, rtol=1e-4, atol=1e-5)
+
+
+def test_occlusion_sensitivity_errors():
+    model = nn.Dense(4, 2)
+    with pytest.raises(RuntimeError, match="one image"):
+        nn.OcclusionSensitivity().update(model, np.zeros((2, 4), np.float32), np.array(1))
+    with pytest.raises(TypeError, match="must be a Cell"):
+        nn.OcclusionSensitivity().update(lambda x: x, np.zeros((1, 4), np.float32), np.array(1))
+    with pytest.raises(ValueError, match="b_box"):
+        nn.OcclusionSensitivity(b_box=[0, 9]).update(model, np.zeros((1, 4), np.float32),
+                                                     np.array(1))
+    with pytest.raises(TypeError, match="pad_val"):
+        nn.OcclusionSensitivity(pad_val=0)
