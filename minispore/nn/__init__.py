@@ -77,6 +77,7 @@ from .optim import (  # noqa: F401
 from .clip import ClipByNorm  # noqa: F401
 from .distributed import DistributedGradReducer, SyncBatchNorm  # noqa: F401
 from .graph_cell import GraphCell  # noqa: F401
+from .grad_cells import ForwardValueAndGrad, Jvp, Vjp, WithGradCell  # noqa: F401
 from .metrics import *  # noqa: F401,F403
 from .loss_scale import (DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell,  # noqa: F401
                          TrainOneStepWithLossScaleCell)

@@ -214,13 +214,26 @@ def gather_elements(x: Tensor, dim: int, index: TensorLike) -> Tensor:
 
 def one_hot(indices: Tensor, depth: int, on_value: TensorLike = 1.0, off_value: TensorLike = 0.0,
             axis: int = -1) -> Tensor:
-    """One-hot encoding: depth entries along a new last axis (Float32 by default)."""
+    """One-hot encoding: depth entries along a new axis at `axis` (the last by default;
+    Float32 by default).
+
+        >>> ops.one_hot(ms.Tensor(np.array([[0, 2]], np.int32)), 3, axis=0).shape
+        (3, 1, 2)
+    """
     if dtype_of(indices).kind not in "iu":
         raise op_error("one_hot", [indices], "indices must be an integer tensor", OpTypeError)
     hit = F.equal(expand_dims(indices, -1), F.arange(int(depth), dtype=dtype_of(indices)))
     out = F.where(hit, Tensor(on_value, np.float32) if isinstance(on_value, float) else on_value,
                 Tensor(off_value, np.float32) if isinstance(off_value, float) else off_value)
-    return out if axis == -1 else swapaxes(out, -1, axis)
+    if axis == -1:
+        return out
+    rank = out.ndim
+    if not -rank <= axis < rank:
+        raise op_error("one_hot", [indices], f"axis must lie in [-{rank}, {rank}), got {axis}")
+    # the new axis moves to `axis`, the others keep their order
+    position = axis % rank
+    perm = tuple(range(position)) + (rank - 1,) + tuple(range(position, rank - 1))
+    return F.transpose(out, perm)
 
 
 def sort(x: Tensor, axis: int = -1, descending: bool = False) -> tuple[Tensor, Tensor]:

@@ -9,9 +9,10 @@
     conv            conv2d, and the primitives of its derivatives
     conv_nd         conv1d, conv3d, conv_transpose1d/2d/3d (on conv's primitives)
     pool            max_pool2d (and its derivative primitives), avg_pool2d
-    pool_ext        max_pool3d, avg_pool3d, adaptive pools, lp_pool1d/2d, max_unpool2d
+    pool_ext        max_pool3d, avg_pool3d, adaptive pools, lp_pool1d/2d, max_unpool1d/2d/3d
     resize          interpolate, pixel_shuffle/unshuffle, unfold, fold
     rotary          rotary_position_embedding
+    sampling        grid_sample (bilinear / nearest sampling at grid positions)
     padding         pad (constant, reflect, replicate, circular)
     normalization   batch_norm, layer_norm, group_norm, lrn, rms_norm
     dropout         dropout
@@ -31,6 +32,7 @@ from .conv import *
 from .conv_nd import *
 from .ctc import *
 from .dropout import *
+from .sampling import *
 from .loss import *
 from .loss_ext import *
 from .normalization import *

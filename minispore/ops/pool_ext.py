@@ -24,7 +24,8 @@ from .window import span
 
 __all__ = ["max_pool3d", "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
            "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d",
-           "adaptive_max_pool3d", "lp_pool1d", "lp_pool2d", "max_unpool2d"]
+           "adaptive_max_pool3d", "avg_pool1d", "lp_pool1d", "lp_pool2d", "max_unpool1d",
+           "max_unpool2d", "max_unpool3d"]
 
 
 # ***** 3-D max and average pooling *****
@@ -291,7 +292,7 @@ def lp_pool1d(x: Tensor, norm_type: float, kernel_size: ShapeLike,
               stride: Optional[ShapeLike] = None, ceil_mode: bool = False) -> Tensor:
     """(sum over each window of x^p)^(1/p) along the last axis of (N, C, L) or (C, L).
 
-        >>> ops.lp_pool1d(ops.ones((1, 1, 4)), 2, 2).asnumpy().round(4).tolist()
+        >>> ops.lp_pool1d(ops.ones((1, 1, 4)), 2, 2).asnumpy().astype(float).round(4).tolist()
         [[[1.4142, 1.4142]]]
     """
     x = as_tensor(x)
@@ -304,6 +305,28 @@ def lp_pool1d(x: Tensor, norm_type: float, kernel_size: ShapeLike,
         t if t.ndim == 4 else F.expand_dims(t, 0), (1, k), (1, s), ceil_mode=ceil_mode), k)
     out = F.squeeze(out, -2)
     return out if x.ndim == 3 else F.squeeze(out, 0)
+
+
+def avg_pool1d(input_x: Tensor, kernel_size: int = 1, stride: int = 1,
+               padding: ShapeLike = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True) -> Tensor:
+    """1-D average pooling of (N, C, L) (MindSpore's ops.avg_pool1d: stride defaults to 1;
+    padding an int or (left, right) zeros, counted in the divisor when count_include_pad).
+
+        >>> ops.avg_pool1d(ms.Tensor([[[1.0, 2.0, 3.0, 4.0]]]), 2, 2).tolist()
+        [[[1.5, 3.5]]]
+    """
+    x = as_tensor(input_x)
+    if x.ndim != 3:
+        raise op_error("avg_pool1d", (x,), "input must be (N, C, L)")
+    k = tuple_of(kernel_size, 1, "kernel_size", "avg_pool1d")[0]
+    s = tuple_of(stride, 1, "stride", "avg_pool1d")[0]
+    pads: tuple = (padding, padding) if isinstance(padding, int) else tuple(padding)
+    if len(pads) == 1:
+        pads = pads * 2
+    out = avg_pool2d(F.expand_dims(x, 2), (1, k), (1, s), (0, 0) + tuple(int(p) for p in pads),
+                     ceil_mode, count_include_pad)
+    return F.squeeze(out, 2)
 
 
 def lp_pool2d(x: Tensor, norm_type: float, kernel_size: ShapeLike,
@@ -320,6 +343,39 @@ def lp_pool2d(x: Tensor, norm_type: float, kernel_size: ShapeLike,
                kernel[0] * kernel[1])
 
 
+def _max_unpool(op, rank, x, indices, kernel_size, stride, padding, output_size):
+    """Each value of x written at its flat argmax position (over the last `rank` axes) of a
+    tensor of zeros; size (s - 1) * stride - 2 * padding + kernel unless output_size."""
+    x, indices = as_tensor(x), as_tensor(indices)
+    if x.ndim not in (rank + 1, rank + 2) or tuple(indices.shape) != tuple(x.shape):
+        raise op_error(op, (x, indices), f"x must have {rank} spatial axes after (N, C) or (C,) "
+                       f"and indices its shape")
+    kernel = tuple_of(kernel_size, rank, "kernel_size", op)
+    stride = kernel if stride is None else tuple_of(stride, rank, "stride", op)
+    pads = tuple_of(padding, rank, "padding", op) if padding else (0,) * rank
+    sizes = tuple((s - 1) * st - 2 * p + k for s, st, p, k in
+                  zip(x.shape[-rank:], stride, pads, kernel))
+    if output_size is not None and len(tuple(output_size)):
+        sizes = tuple(int(s) for s in tuple(output_size)[-rank:])
+    lead = tuple(x.shape[:-rank])
+    base = F.zeros(lead + (int(np.prod(sizes)),), x.dtype)
+    out = F.tensor_scatter_elements(base, F.reshape(F.cast(indices, np.int64), lead + (-1,)),
+                                    F.reshape(x, lead + (-1,)), axis=-1)
+    return F.reshape(out, lead + sizes)
+
+
+def max_unpool1d(x: Tensor, indices: Tensor, kernel_size: ShapeLike,
+                 stride: Optional[ShapeLike] = None, padding: ShapeLike = 0,
+                 output_size: Optional[Sequence[int]] = None) -> Tensor:
+    """Partial inverse of max_pool1d: each value of (N, C, L) or (C, L) written at its argmax
+    position of zeros of length (L - 1) * stride - 2 * padding + kernel_size (or output_size).
+
+        >>> ops.max_unpool1d(ms.Tensor([[[5.0, 7.0]]]), ms.Tensor([[[1, 2]]]), 2).tolist()
+        [[[0.0, 5.0, 7.0, 0.0]]]
+    """
+    return _max_unpool("max_unpool1d", 1, x, indices, kernel_size, stride, padding, output_size)
+
+
 def max_unpool2d(x: Tensor, indices: Tensor, kernel_size: ShapeLike,
                  stride: Optional[ShapeLike] = None, padding: ShapeLike = 0,
                  output_size: Optional[Sequence[int]] = None) -> Tensor:
@@ -331,19 +387,17 @@ def max_unpool2d(x: Tensor, indices: Tensor, kernel_size: ShapeLike,
         >>> ops.max_unpool2d(out, idx, 2).shape
         (1, 1, 4, 4)
     """
-    x, indices = as_tensor(x), as_tensor(indices)
-    if x.ndim not in (3, 4) or tuple(indices.shape) != tuple(x.shape):
-        raise op_error("max_unpool2d", (x, indices), "x must be (N, C, H, W) or (C, H, W) and "
-                       "indices of its shape")
-    kernel = tuple_of(kernel_size, 2, "kernel_size", "max_unpool2d")
-    strides = kernel if stride is None else tuple_of(stride, 2, "stride", "max_unpool2d")
-    pads = tuple_of(padding, 2, "padding", "max_unpool2d") if padding else (0, 0)
-    sizes = tuple((s - 1) * st - 2 * p + k for s, st, p, k in
-                  zip(x.shape[-2:], strides, pads, kernel))
-    if output_size is not None and len(tuple(output_size)):
-        sizes = tuple(int(s) for s in tuple(output_size)[-2:])
-    lead = tuple(x.shape[:-2])
-    base = F.zeros(lead + (sizes[0] * sizes[1],), x.dtype)
-    out = F.tensor_scatter_elements(base, F.reshape(F.cast(indices, np.int64), lead + (-1,)),
-                                    F.reshape(x, lead + (-1,)), axis=-1)
-    return F.reshape(out, lead + sizes)
+    return _max_unpool("max_unpool2d", 2, x, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool3d(x: Tensor, indices: Tensor, kernel_size: ShapeLike,
+                 stride: Optional[ShapeLike] = None, padding: ShapeLike = 0,
+                 output_size: Optional[Sequence[int]] = None) -> Tensor:
+    """Partial inverse of max_pool3d: each value of (N, C, D, H, W) written at its flat argmax
+    position d * H * W + h * W + w of a volume of zeros.
+
+        >>> out, idx = ops.max_pool3d(ops.ones((1, 1, 4, 4, 4)), 2, 2, return_indices=True)
+        >>> ops.max_unpool3d(out, idx, 2).shape
+        (1, 1, 4, 4, 4)
+    """
+    return _max_unpool("max_unpool3d", 3, x, indices, kernel_size, stride, padding, output_size)

@@ -18,7 +18,8 @@ from .arguments import as_tensor, op_error
 from .conv import conv2d_input_grad, conv2d_p
 from .conv_nd import tuple_of
 
-__all__ = ["interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle", "unfold", "fold"]
+__all__ = ["interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
+           "unfold", "fold"]
 
 _MODES = {"nearest": 0, "nearest-exact": 0, "area": 0, "linear": 1, "bilinear": 2,
           "bicubic": 2, "trilinear": 3}
@@ -89,7 +90,8 @@ def interpolate(input: Tensor, size: Optional[ShapeLike] = None,
     recompute_scale_factor. Example:
 
         >>> x = ms.Tensor(np.array([[[1.0, 2.0]]], np.float32))
-        >>> ops.interpolate(x, size=4, mode='linear', align_corners=True).asnumpy().round(2).tolist()
+        >>> out = ops.interpolate(x, size=4, mode='linear', align_corners=True)
+        >>> out.asnumpy().astype(float).round(2).tolist()
         [[[1.0, 1.33, 1.67, 2.0]]]
     """
     x = as_tensor(input)
@@ -225,3 +227,23 @@ def fold(input: Tensor, output_size: ShapeLike, kernel_size: ShapeLike, dilation
     cols = F.reshape(x, (n, c * k) + tuple(rows))
     return conv2d_input_grad(cols, weight, input_size=out_hw, stride=strides, padding=pads,
                              dilation=dilations, groups=c)
+
+
+def channel_shuffle(x: Tensor, groups: int) -> Tensor:
+    """Interleaves the channels of `groups` groups: (N, C, *) viewed as (N, groups,
+    C / groups, *) with the two group axes swapped (ShuffleNet).
+
+        >>> x = ms.Tensor(np.arange(4, dtype=np.float32).reshape(1, 4, 1))
+        >>> ops.channel_shuffle(x, 2).reshape(-1).tolist()
+        [0.0, 2.0, 1.0, 3.0]
+    """
+    x = as_tensor(x)
+    groups = int(groups)
+    if groups < 1 or x.ndim < 3 or x.shape[1] % groups:
+        raise op_error("channel_shuffle", (x,), f"the input must be (N, C, *) with C a multiple "
+                       f"of groups={groups}")
+    n, c = x.shape[:2]
+    rest = tuple(x.shape[2:])
+    grouped = F.reshape(x, (n, groups, c // groups) + rest)
+    perm = (0, 2, 1) + tuple(range(3, grouped.ndim))
+    return F.reshape(F.transpose(grouped, perm), (n, c) + rest)

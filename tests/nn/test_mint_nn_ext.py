@@ -290,3 +290,84 @@ def test_mint_layer_errors():
         mint.nn.Conv3d(3, 4, 3, groups=2)
     with pytest.raises(ValueError, match="padding must be an int"):
         MF.conv1d(T(rand(1, 2, 5)), T(rand(2, 2, 3)), padding="full")
+
+
+# ***** grid_sample (ops.grid_sample, composed from ops) *****
+
+@pytest.mark.parametrize("spatial", [2, 3])
+@pytest.mark.parametrize("mode_name", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample_matches_torch(mode, spatial, mode_name, padding_mode, align_corners):
+    rng = np.random.default_rng(spatial)
+    shape, grid_shape = ((2, 3, 5, 6), (2, 4, 7, 2)) if spatial == 2 else \
+        ((1, 2, 4, 5, 6), (1, 3, 2, 4, 3))
+    x = rng.standard_normal(shape).astype(np.float32)
+    grid = (rng.random(grid_shape) * 2.6 - 1.3).astype(np.float32)  # some points outside
+    check(mode, lambda x, g: MF.grid_sample(x, g, mode_name, padding_mode, align_corners),
+          lambda x, g: TF.grid_sample(x, g, mode_name, padding_mode, align_corners), x, grid)
+
+
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+def test_grid_sample_gradients_match_torch(mode, padding_mode):
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((2, 2, 5, 4)).astype(np.float32)
+    grid = (rng.random((2, 3, 3, 2)) * 2.4 - 1.2).astype(np.float32)
+    weights = rng.standard_normal((2, 2, 3, 3)).astype(np.float32)
+
+    def loss(x, g):
+        return (ms.ops.grid_sample(x, g, "bilinear", padding_mode, False) * T(weights)).sum()
+    gx, gg = run_in_mode(lambda x, g: ms.grad(loss, (0, 1))(x, g), mode, T(x), T(grid))
+    tx, tg = tt(x).requires_grad_(), tt(grid).requires_grad_()
+    (TF.grid_sample(tx, tg, "bilinear", padding_mode, False) * tt(weights)).sum().backward()
+    np.testing.assert_allclose(gx.asnumpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(gg.asnumpy(), tg.grad.numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_grid_sample_errors():
+    x = T(rand(1, 1, 3, 3))
+    with pytest.raises(ValueError, match="mode must be one of"):
+        ms.ops.grid_sample(x, T(rand(1, 2, 2, 2)), mode="bicubic")
+    with pytest.raises(ValueError, match="padding_mode"):
+        ms.ops.grid_sample(x, T(rand(1, 2, 2, 2)), padding_mode="wrap")
+    with pytest.raises(Exception, match="grid"):
+        ms.ops.grid_sample(x, T(rand(1, 2, 2, 3)))
+    assert MF.grid_sample is ms.ops.grid_sample
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_affine_grid_matches_torch(mode, align_corners):
+    rng = np.random.default_rng(3)
+    for theta_shape, size in [((2, 2, 3), (2, 3, 4, 5)), ((2, 3, 4), (2, 1, 3, 4, 5))]:
+        theta = rng.standard_normal(theta_shape).astype(np.float32)
+        check(mode, lambda t: ms.ops.affine_grid(t, size, align_corners),
+              lambda t: TF.affine_grid(t, size, align_corners), theta)
+    with pytest.raises(Exception, match="theta must be"):
+        ms.ops.affine_grid(T(rand(2, 2, 3)), (2, 1, 3, 4, 5))
+
+
+def test_spatial_transformer_gradient_matches_torch(mode):
+    """affine_grid then grid_sample: the gradient reaches theta, as in an STN."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 3, 6, 5)).astype(np.float32)
+    theta = (np.array([[1.0, 0.1, 0.05], [-0.1, 0.9, 0.0]]) + rng.normal(0, 0.1, (2, 2, 3))) \
+        .astype(np.float32)
+
+    def loss(t, x):
+        grid = ms.ops.affine_grid(t, (2, 3, 4, 4), False)
+        return (ms.ops.grid_sample(x, grid, "bilinear", "zeros", False) ** 2).sum()
+    got = run_in_mode(lambda t, x: ms.grad(loss)(t, x), mode, T(theta), T(x))
+    tt_theta = tt(theta).requires_grad_()
+    grid = TF.affine_grid(tt_theta, (2, 3, 4, 4), False)
+    (TF.grid_sample(tt(x), grid, "bilinear", "zeros", False) ** 2).sum().backward()
+    np.testing.assert_allclose(got.asnumpy(), tt_theta.grad.numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_ops_channel_shuffle_and_avg_pool1d(mode):
+    x = rand(2, 6, 3)
+    check(mode, lambda x: ms.ops.channel_shuffle(x, 3),
+          lambda x: torch.nn.functional.channel_shuffle(x, 3), x)
+    x = rand(2, 3, 9)
+    check(mode, lambda x: ms.ops.avg_pool1d(x, 3, 2, 1, False, False),
+          lambda x: TF.avg_pool1d(x, 3, 2, 1, False, False), x)
+    check(mode, lambda x: ms.ops.avg_pool1d(x, 2), lambda x: TF.avg_pool1d(x, 2, 1), x)

@@ -28,7 +28,7 @@ def test_metrics_are_the_same_objects_in_nn_and_train():
 
 
 @pytest.mark.parametrize("module", ["metric", "classification", "confusion_matrix", "curves",
-                                    "similarity", "__init__"])
+                                    "similarity", "distance", "occlusion", "__init__"])
 def test_docstring_examples_hold(module):
     name = "minispore.nn.metrics" + ("" if module == "__init__" else "." + module)
     result = doctest.testmod(importlib.import_module(name))
@@ -381,3 +381,105 @@ def test_model_eval_with_the_new_metrics(mode):
                                                                     labels=range(3)))
     np.testing.assert_array_equal(result["cm"], skm.confusion_matrix(y, pred, labels=range(3)))
     assert result["loss"] > 0
+
+
+# ***** surface distances *****
+
+def _surface_points(mask):
+    """Coordinates of the mask pixels with a 4-/6-neighbour outside the mask (or the border)."""
+    padded = np.pad(mask, 1)
+    inner = np.ones_like(mask)
+    for axis in range(mask.ndim):
+        for shift in (-1, 1):
+            inner &= np.roll(padded, shift, axis)[tuple(slice(1, -1) for _ in mask.shape)]
+    return np.argwhere(mask & ~inner)
+
+
+def _directed_distances(a, b, metric):
+    diff = a[:, None, :] - b[None, :, :]
+    dist = {"euclidean": np.sqrt((diff ** 2).sum(-1)), "chessboard": np.abs(diff).max(-1),
+            "taxicab": np.abs(diff).sum(-1)}[metric]
+    return dist.min(1)
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "chessboard", "taxicab"])
+@pytest.mark.parametrize("shape", [(12, 11), (6, 7, 5)])
+def test_surface_distances_match_brute_force(metric, shape):
+    rng = np.random.default_rng(len(shape))
+    y_pred = (rng.random(shape) > 0.55).astype(np.int32) * 2
+    y = (rng.random(shape) > 0.5).astype(np.int32) * 2
+    a, b = _surface_points(y_pred == 2), _surface_points(y == 2)
+    ab, ba = _directed_distances(a, b, metric), _directed_distances(b, a, metric)
+    assert nn.HausdorffDistance(metric)(y_pred, y, 2) == pytest.approx(max(ab.max(), ba.max()))
+    assert nn.HausdorffDistance(metric, directed=True, crop=False)(ms.Tensor(y_pred), y, 2) == \
+        pytest.approx(ab.max())
+    assert nn.HausdorffDistance(metric, percentile=90.0, directed=True)(y_pred, y, 2) == \
+        pytest.approx(np.percentile(ab, 90))
+    assert nn.MeanSurfaceDistance(False, metric)(y_pred, y, 2) == pytest.approx(ab.mean())
+    assert nn.MeanSurfaceDistance(True, metric)(y_pred, y, 2) == pytest.approx(
+        (ab.mean() + ba.mean()) / 2)
+    assert nn.RootMeanSquareDistance(False, metric)(y_pred, y, 2) == pytest.approx(
+        np.sqrt((ab ** 2).mean()))
+    assert nn.RootMeanSquareDistance(True, metric)(y_pred, y, 2) == pytest.approx(
+        np.sqrt(((ab ** 2).mean() + (ba ** 2).mean()) / 2))
+
+
+def test_surface_distance_documented_values_and_errors():
+    x = np.array([[3, 0, 1], [1, 3, 0], [1, 0, 2]])
+    y = np.array([[0, 2, 1], [1, 2, 1], [0, 0, 1]])
+    assert nn.HausdorffDistance()(x, y, 0) == pytest.approx(1.4142135623730951)
+    assert nn.MeanSurfaceDistance()(x, y, 0) == pytest.approx(0.8047378541243649)
+    assert nn.RootMeanSquareDistance()(x, y, 0) == pytest.approx(1.0)
+    empty = np.zeros((4, 4), int)
+    one = empty.copy()
+    one[1, 1] = 1
+    assert nn.HausdorffDistance()(one, empty, 1) == np.inf
+    with pytest.raises(ValueError, match="occurs in neither"):
+        nn.HausdorffDistance()(x, y, 7)
+    with pytest.raises(ValueError, match="3 inputs"):
+        nn.MeanSurfaceDistance().update(x, y)
+    with pytest.raises(ValueError, match="distance_metric"):
+        nn.RootMeanSquareDistance(distance_metric="cosine")
+    with pytest.raises(RuntimeError, match="call update"):
+        nn.HausdorffDistance().eval()
+    assert isinstance(nn.get_metric_fn("hausdorff_distance"), nn.HausdorffDistance)
+
+
+# ***** occlusion sensitivity *****
+
+@pytest.mark.parametrize("margin, b_box, n_batch", [(1, None, 128), ([1, 2], None, 7),
+                                                    (2, [1, 3, 0, 4], 5), (1, [2, -1, 1, 2], 3)])
+def test_occlusion_sensitivity_of_a_linear_model(margin, b_box, n_batch):
+    """Flatten + Dense: occluding a block changes the label's score by the block's weighted sum
+    of (x - pad_val), so the sensitivity map has a closed form."""
+    rng = np.random.default_rng(0)
+    image = rng.standard_normal((1, 5, 6)).astype(np.float32)
+    ms.set_seed(0)
+    model = nn.SequentialCell([nn.Flatten(), nn.Dense(30, 3)])
+    w = model[1].weight.asnumpy()[2].reshape(5, 6)
+    metric = nn.OcclusionSensitivity(pad_val=0.5, margin=margin, n_batch=n_batch, b_box=b_box)
+    metric.update(model, ms.Tensor(image), np.array([2]))
+    margins = [margin, margin] if isinstance(margin, int) else margin
+    low = [0, 0] if b_box is None else [b_box[0], b_box[2]]
+    high = [4, 5] if b_box is None else [b_box[1] if b_box[1] >= 0 else 4, b_box[3]]
+    want = np.zeros((high[0] - low[0] + 1, high[1] - low[1] + 1))
+    for i in range(want.shape[0]):
+        for j in range(want.shape[1]):
+            r, c = i + low[0], j + low[1]
+            block = (slice(max(0, r - margins[0]), min(5, r + margins[0])),
+                     slice(max(0, c - margins[1]), min(6, c + margins[1])))
+            want[i, j] = np.sum(w[block] * (image[0][block] - 0.5))
+    np.testing.assert_allclose(metric.eval(), want, rtol=1e-4, atol=1e-5)
+
+
+def test_occlusion_sensitivity_errors():
+    model = nn.Dense(4, 2)
+    with pytest.raises(RuntimeError, match="one image"):
+        nn.OcclusionSensitivity().update(model, np.zeros((2, 4), np.float32), np.array(1))
+    with pytest.raises(TypeError, match="must be a Cell"):
+        nn.OcclusionSensitivity().update(lambda x: x, np.zeros((1, 4), np.float32), np.array(1))
+    with pytest.raises(ValueError, match="b_box"):
+        nn.OcclusionSensitivity(b_box=[0, 9]).update(model, np.zeros((1, 4), np.float32),
+                                                     np.array(1))
+    with pytest.raises(TypeError, match="pad_val"):
+        nn.OcclusionSensitivity(pad_val=0)

@@ -40,13 +40,8 @@ def __dir__():
     return _dir(globals())
 
 
-class Linear(_nn.Dense):
-    """y = x W^T + b with W of shape (out_features, in_features)."""
-
-    def __init__(self, in_features, out_features, bias=True, weight_init=None, bias_init=None,
-                 dtype=None):
-        super().__init__(in_features, out_features, weight_init=weight_init,
-                         bias_init=bias_init, has_bias=bias)
+# y = x W^T + b with W (out_features, in_features): MindSpore's nn.Linear is mint's
+Linear = _nn.Linear
 
 
 class Conv2d(_nn.Conv2d):

@@ -26,7 +26,7 @@ _FORWARDED = {
     "cosine_embedding_loss", "embedding", "normalize", "layer_norm", "batch_norm",
     "group_norm", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
     "adaptive_max_pool2d", "fold", "unfold", "pixel_shuffle", "prelu", "interpolate",
-    "upsample", "max_unpool2d",
+    "upsample", "max_unpool2d", "grid_sample",
 }
 
 

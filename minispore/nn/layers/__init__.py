@@ -34,7 +34,7 @@ from .activation_ext import (  # noqa: F401
                          Tanhshrink,
                          Threshold,
 )
-from .basic import Dense, Dropout, Embedding, Flatten  # noqa: F401
+from .basic import Dense, Dropout, Embedding, EmbeddingLookup, Flatten, Linear  # noqa: F401
 from .container import CellDict, CellList, SequentialCell  # noqa: F401
 from .conv import (  # noqa: F401
                          Conv1d,
@@ -44,7 +44,26 @@ from .conv import (  # noqa: F401
                          Conv3d,
                          Conv3dTranspose,
 )
-from .misc import BiDense, Dropout1d, Dropout2d, Dropout3d, Identity, Unflatten  # noqa: F401
+from .image import MSSSIM, PSNR, SSIM, CentralCrop, ChannelShuffle, ImageGradients  # noqa: F401
+from .math_cells import (  # noqa: F401
+                         L1Regularizer,
+                         LBeta,
+                         LGamma,
+                         DiGamma,
+                         MatDet,
+                         MatInverse,
+                         MatMul,
+                         MatrixDiag,
+                         MatrixDiagPart,
+                         MatrixSetDiag,
+                         Moments,
+                         Norm,
+                         OneHot,
+                         Range,
+                         ReduceLogSumExp,
+)
+from .misc import (BiDense, Dropout1d, Dropout2d, Dropout3d, Identity,  # noqa: F401
+                   TimeDistributed, Unflatten)
 from .normalization import (  # noqa: F401  # noqa: F401
                          LRN,
                          BatchNorm1d,
@@ -63,11 +82,14 @@ from .pooling_ext import (  # noqa: F401
                          AdaptiveAvgPool3d,
                          AdaptiveMaxPool1d,
                          AdaptiveMaxPool2d,
+                         AdaptiveMaxPool3d,
                          AvgPool3d,
                          LPPool1d,
                          LPPool2d,
                          MaxPool3d,
+                         MaxUnpool1d,
                          MaxUnpool2d,
+                         MaxUnpool3d,
 )
 from .recurrent import GRU, LSTM, RNN  # noqa: F401
 from .resize_pad import (  # noqa: F401
@@ -121,3 +143,8 @@ __all__ += ["CELU", "GLU", "PReLU", "RReLU", "FastGelu", "Hardtanh", "HShrink", 
             "Tanhshrink", "Threshold"]
 __all__ += ["MultiheadAttention", "Transformer", "TransformerDecoder", "TransformerDecoderLayer",
             "TransformerEncoder", "TransformerEncoderLayer"]
+__all__ += ["Linear", "EmbeddingLookup", "TimeDistributed", "AdaptiveMaxPool3d", "MaxUnpool1d",
+            "MaxUnpool3d", "CentralCrop", "ChannelShuffle", "ImageGradients", "PSNR", "SSIM",
+            "MSSSIM", "L1Regularizer", "LBeta", "LGamma", "DiGamma", "MatDet", "MatInverse", "MatMul",
+            "MatrixDiag", "MatrixDiagPart", "MatrixSetDiag", "Moments", "Norm", "OneHot", "Range",
+            "ReduceLogSumExp"]

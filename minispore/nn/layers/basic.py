@@ -1,4 +1,4 @@
-"""Dense, Flatten, Dropout, Embedding.
+"""Dense, Linear, Flatten, Dropout, Embedding, EmbeddingLookup.
 
     >>> import minispore as ms
     >>> net = ms.nn.Dense(3, 4)                    # weight (4, 3), bias (4,)
@@ -172,6 +172,77 @@ class Embedding(Cell):
             norms = F.stop_gradient(F.vector_norm(rows, self.norm_type, -1, True))
             rows = F.mul(rows, F.minimum(F.div(float(self.max_norm), F.maximum(norms, 1e-7)),
                                          1.0))
+        return rows
+
+    def extend_repr(self):
+        return f"vocab_size={self.vocab_size}, embedding_size={self.embedding_size}"
+
+
+class Linear(Dense):
+    """Fully connected layer with PyTorch-style arguments (MindSpore 2.x's nn.Linear, the same
+    class as mint.nn.Linear): y = x @ weight.T + bias, weight (out_features, in_features),
+    HeUniform weight and uniform bias by default.
+
+        >>> ms.nn.Linear(3, 4)(ms.ops.ones((2, 3))).shape
+        (2, 4)
+    """
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True,
+                 weight_init: Any = None, bias_init: Any = None,
+                 dtype: Optional[DTypeLike] = None) -> None:
+        super().__init__(in_features, out_features, weight_init=weight_init, bias_init=bias_init,
+                         has_bias=V.boolean(bias, "bias", "Linear"),
+                         dtype=float32 if dtype is None else dtype)
+        self.in_features, self.out_features = in_features, out_features
+
+
+class EmbeddingLookup(Cell):
+    """Rows of the table `embedding_table` (vocab_size, embedding_size) at integer indices:
+    output indices.shape + (embedding_size,). With max_norm, each looked-up vector longer than
+    max_norm (L2) is scaled to it (ClipByNorm, differentiated). On one device `target`,
+    `slice_mode`, `manual_shapes`, `sparse` and `vocab_cache_size` change nothing (they choose
+    how MindSpore places the table across devices); they are checked and kept.
+
+        >>> import numpy as np
+        >>> table = ms.nn.EmbeddingLookup(10, 3)
+        >>> table(ms.Tensor(np.array([[1, 2], [9, 0]], np.int32))).shape
+        (2, 2, 3)
+    """
+
+    _SLICE_MODES = ("field_slice", "table_row_slice", "table_column_slice", "batch_slice")
+
+    def __init__(self, vocab_size: int, embedding_size: int, param_init: Any = "normal",
+                 target: str = "CPU", slice_mode: str = "batch_slice",
+                 manual_shapes: Optional[tuple[int, ...]] = None,
+                 max_norm: Optional[float] = None, sparse: bool = True,
+                 vocab_cache_size: int = 0, dtype: DTypeLike = float32) -> None:
+        super().__init__()
+        self.vocab_size = V.positive_int(vocab_size, "vocab_size", "EmbeddingLookup")
+        self.embedding_size = V.positive_int(embedding_size, "embedding_size", "EmbeddingLookup")
+        self.target = V.one_of(target, "target", "EmbeddingLookup", ("CPU", "DEVICE"))
+        self.slice_mode = V.one_of(slice_mode, "slice_mode", "EmbeddingLookup",
+                                   self._SLICE_MODES)
+        self.sparse = V.boolean(sparse, "sparse", "EmbeddingLookup")
+        if isinstance(vocab_cache_size, bool) or not isinstance(vocab_cache_size, int) \
+                or vocab_cache_size < 0:
+            raise ValueError(f"EmbeddingLookup: vocab_cache_size must be an int >= 0, "
+                             f"got {vocab_cache_size!r}")
+        self.manual_shapes, self.vocab_cache_size = manual_shapes, vocab_cache_size
+        if max_norm is not None:
+            V.number_in(max_norm, "max_norm", "EmbeddingLookup", 0.0, float("inf"),
+                        low_open=True)
+        self.max_norm = max_norm
+        self.embedding_table = make_weight(param_init, (vocab_size, embedding_size),
+                                           to_type(dtype), "embedding_table", "EmbeddingLookup")
+
+    def construct(self, indices: Tensor) -> Tensor:
+        if not indices.dtype.is_int:
+            raise TypeError(f"EmbeddingLookup: indices must be an integer tensor, "
+                            f"got {indices.dtype}")
+        rows = F.gather(self.embedding_table, indices, 0)
+        if self.max_norm is not None:
+            norms = F.sqrt(F.reduce_sum(F.square(rows), -1, True))
+            rows = rows * (float(self.max_norm) / F.maximum(norms, float(self.max_norm)))
         return rows
 
     def extend_repr(self):

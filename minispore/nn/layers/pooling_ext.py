@@ -1,5 +1,5 @@
-"""MaxPool3d, AvgPool3d, adaptive pooling (AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d),
-LPPool1d/2d and MaxUnpool2d: Cells over the ops.pool_ext functions.
+"""MaxPool3d, AvgPool3d, adaptive pooling (AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d),
+LPPool1d/2d and MaxUnpool1d/2d/3d: Cells over the ops.pool_ext functions.
 
     >>> import minispore as ms
     >>> ms.nn.AdaptiveAvgPool2d((2, 3))(ms.ops.ones((1, 4, 7, 9))).shape
@@ -117,6 +117,23 @@ class AdaptiveMaxPool2d(Cell):
         return F.adaptive_max_pool2d(x, self.output_size, self.return_indices)
 
 
+class AdaptiveMaxPool3d(Cell):
+    """Adaptive maximum pooling of the last three axes of (N, C, D, H, W) or (C, D, H, W);
+    return_indices also returns the flat int64 position d * H * W + h * W + w of each maximum.
+
+        >>> ms.nn.AdaptiveMaxPool3d((2, 2, 2))(ms.ops.ones((1, 2, 4, 5, 6))).shape
+        (1, 2, 2, 2, 2)
+    """
+
+    def __init__(self, output_size: ShapeLike, return_indices: bool = False) -> None:
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = V.boolean(return_indices, "return_indices", "AdaptiveMaxPool3d")
+
+    def construct(self, x: Tensor) -> Union[Tensor, tuple[Tensor, Tensor]]:
+        return F.adaptive_max_pool3d(x, self.output_size, self.return_indices)
+
+
 class _LPPool(Cell):
     function: Callable[..., Tensor]  # the ops function; each subclass sets it
 
@@ -163,3 +180,41 @@ class MaxUnpool2d(Cell):
     def construct(self, x: Tensor, indices: Tensor) -> Tensor:
         return F.max_unpool2d(x, indices, self.kernel_size, self.stride, self.padding,
                               self.output_size or None)
+
+
+class _MaxUnpool(Cell):
+    function: Callable[..., Tensor]  # the ops function; each subclass sets it
+
+    def __init__(self, kernel_size: ShapeLike, stride: Optional[ShapeLike] = None,
+                 padding: ShapeLike = 0, output_size: Optional[Sequence[int]] = ()) -> None:
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+        self.output_size = tuple(output_size) if output_size is not None else ()
+
+    def construct(self, x: Tensor, indices: Tensor) -> Tensor:
+        return type(self).function(x, indices, self.kernel_size, self.stride, self.padding,
+                                   self.output_size or None)
+
+
+class MaxUnpool1d(_MaxUnpool):
+    """Partial inverse of 1-D max pooling: construct(x, indices) writes each value of (N, C, L)
+    or (C, L) at its argmax position along L in zeros of length (L - 1) * stride -
+    2 * padding + kernel_size (or output_size).
+
+        >>> import numpy as np
+        >>> x, idx = ms.Tensor([[[5.0, 7.0]]]), ms.Tensor(np.array([[[1, 2]]], np.int64))
+        >>> ms.nn.MaxUnpool1d(2)(x, idx).tolist()
+        [[[0.0, 5.0, 7.0, 0.0]]]
+    """
+    function = staticmethod(F.max_unpool1d)
+
+
+class MaxUnpool3d(_MaxUnpool):
+    """Partial inverse of MaxPool3d(return_indices=True): each value written at its flat
+    argmax position d * H * W + h * W + w in zeros.
+
+        >>> out, idx = ms.nn.MaxPool3d(2, 2, return_indices=True)(ms.ops.ones((1, 1, 4, 4, 4)))
+        >>> ms.nn.MaxUnpool3d(2)(out, idx).shape
+        (1, 1, 4, 4, 4)
+    """
+    function = staticmethod(F.max_unpool3d)

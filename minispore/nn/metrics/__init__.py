@@ -21,14 +21,17 @@ from .classification import (F1, Fbeta, Perplexity, Precision, Recall,
                              TopKCategoricalAccuracy)
 from .confusion_matrix import ConfusionMatrix, ConfusionMatrixMetric
 from .curves import ROC, auc
+from .distance import HausdorffDistance, MeanSurfaceDistance, RootMeanSquareDistance
 from .metric import MAE, MSE, Accuracy, Loss, Metric, rearrange_inputs
+from .occlusion import OcclusionSensitivity
 from .similarity import BleuScore, CosineSimilarity, Dice
 
 __all__ = ["Metric", "rearrange_inputs", "Accuracy", "Loss", "MAE", "MSE", "Precision",
            "Recall", "Fbeta", "F1", "TopKCategoricalAccuracy", "Top1CategoricalAccuracy",
            "Top5CategoricalAccuracy", "Perplexity", "ConfusionMatrix", "ConfusionMatrixMetric",
-           "ROC", "auc", "Dice", "CosineSimilarity", "BleuScore", "names", "get_metric_fn",
-           "get_metrics"]
+           "ROC", "auc", "Dice", "CosineSimilarity", "BleuScore", "HausdorffDistance",
+           "MeanSurfaceDistance", "RootMeanSquareDistance", "OcclusionSensitivity", "names",
+           "get_metric_fn", "get_metrics"]
 
 # MindSpore's names for get_metric_fn (note 'F1' is upper case there too)
 _BY_NAME: dict[str, Callable[..., Any]] = {
@@ -38,6 +41,9 @@ _BY_NAME: dict[str, Callable[..., Any]] = {
     "top_1_accuracy": Top1CategoricalAccuracy, "top_5_accuracy": Top5CategoricalAccuracy,
     "mae": MAE, "mse": MSE, "loss": Loss, "perplexity": Perplexity,
     "confusion_matrix": ConfusionMatrix, "confusion_matrix_metric": ConfusionMatrixMetric,
+    "hausdorff_distance": HausdorffDistance, "mean_surface_distance": MeanSurfaceDistance,
+    "root_mean_square_distance": RootMeanSquareDistance,
+    "occlusion_sensitivity": OcclusionSensitivity,
 }
 
 
