@@ -93,6 +93,7 @@ def test_forward_value_and_grad_flags_and_sens(mode):
     np.testing.assert_allclose(gx.asnumpy(), residual @ w, rtol=1e-5, atol=1e-6)
     both = nn.ForwardValueAndGrad(net, get_all=True)
     _, (gx2, gy) = in_mode(mode, lambda: both(T(x), T(y)))
+    np.testing.assert_allclose(gx2.asnumpy(), gx.asnumpy(), rtol=1e-6)
     np.testing.assert_allclose(gy.asnumpy(), -residual, rtol=1e-5, atol=1e-6)
     with_sens = nn.ForwardValueAndGrad(net, net.trainable_params(), get_by_list=True,
                                        sens_param=True)

@@ -371,3 +371,55 @@ def test_ops_channel_shuffle_and_avg_pool1d(mode):
     check(mode, lambda x: ms.ops.avg_pool1d(x, 3, 2, 1, False, False),
           lambda x: TF.avg_pool1d(x, 3, 2, 1, False, False), x)
     check(mode, lambda x: ms.ops.avg_pool1d(x, 2), lambda x: TF.avg_pool1d(x, 2, 1), x)
+
+
+# ***** nn's "Ext" layers (what mint.nn is made of) *****
+
+def test_ext_layers_match_torch():
+    x1, x2, x3 = rand(2, 3, 9), rand(2, 3, 7, 6), rand(1, 2, 5, 6, 6)
+    pairs = [(nn.AvgPool1dExt(3, 2, 1, count_include_pad=False),
+              torch.nn.AvgPool1d(3, 2, 1, count_include_pad=False), x1),
+             (nn.AvgPool1dExt(2), torch.nn.AvgPool1d(2), x1[0]),
+             (nn.AvgPool2dExt(3, 2, 1, ceil_mode=True), torch.nn.AvgPool2d(3, 2, 1, ceil_mode=True),
+              x2),
+             (nn.AvgPool2dExt(2, divisor_override=3), torch.nn.AvgPool2d(2, divisor_override=3),
+              x2[0]),
+             (nn.AvgPool3dExt(2, 1, 1, count_include_pad=False),
+              torch.nn.AvgPool3d(2, 1, 1, count_include_pad=False), x3),
+             (nn.MaxPool2dExt(3, 2, 1, dilation=2), torch.nn.MaxPool2d(3, 2, 1, dilation=2), x2),
+             (nn.MaxPool2dExt(2, ceil_mode=True), torch.nn.MaxPool2d(2, ceil_mode=True), x2[0]),
+             (nn.LogSoftmaxExt(1), torch.nn.LogSoftmax(1), x2),
+             (nn.LogSoftmaxExt(), torch.nn.LogSoftmax(-1), x2)]
+    for mine, theirs, x in pairs:
+        np.testing.assert_allclose(mine(T(x)).asnumpy(), theirs(tt(x)).numpy(), rtol=1e-5,
+                                   atol=1e-6, err_msg=type(mine).__name__)
+    values, indices = nn.MaxPool2dExt(2, return_indices=True)(T(x2))
+    tv, ti = torch.nn.MaxPool2d(2, return_indices=True)(tt(x2))
+    np.testing.assert_allclose(values.asnumpy(), tv.numpy())
+    np.testing.assert_array_equal(indices.asnumpy(), ti.numpy())
+    a, b = rand(4, 5), rand(4, 5, seed=1)
+    for reduction in ("mean", "sum", "none"):
+        np.testing.assert_allclose(nn.L1LossExt(reduction)(T(a), T(b)).asnumpy(),
+                                   torch.nn.L1Loss(reduction=reduction)(tt(a), tt(b)).numpy(),
+                                   rtol=1e-6)
+    assert mint.nn.AvgPool2d is nn.AvgPool2dExt
+
+
+def test_ext_dropout_layers():
+    ms.set_seed(1)
+    x = np.ones((64, 16), np.float32)
+    drop = nn.DropoutExt(0.25)
+    np.testing.assert_array_equal(drop(T(x)).asnumpy(), x)          # eval mode: identity
+    drop.set_train(True)
+    out = drop(T(x)).asnumpy()
+    assert set(np.unique(out)) == {0.0, np.float32(1 / 0.75)}
+    assert 0.2 < (out == 0).mean() < 0.3
+    channels = nn.Dropout2dExt(0.5)
+    channels.set_train(True)
+    out = channels(T(np.ones((8, 16, 3, 3), np.float32))).asnumpy().reshape(8, 16, 9)
+    assert set(np.unique(out.std(-1))) == {0.0}
+    inplace = nn.DropoutExt(1.0, inplace=True)
+    inplace.set_train(True)
+    y = T(x.copy())
+    inplace(y)
+    assert not y.asnumpy().any()

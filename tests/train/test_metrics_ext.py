@@ -20,8 +20,8 @@ PRED = SCORES.argmax(axis=1)
 
 
 def test_metrics_are_the_same_objects_in_nn_and_train():
-    import minispore.train as train
     import minispore.train.metrics as train_metrics
+    from minispore import train
     for name in ["Metric", "Accuracy", "Precision", "ROC", "auc", "ConfusionMatrixMetric",
                  "get_metric_fn", "names", "rearrange_inputs"]:
         assert getattr(nn, name) is getattr(train, name) is getattr(train_metrics, name)
@@ -262,7 +262,7 @@ def test_dice_as_mindspore_computes_it():
     dice = nn.Dice(smooth=1e-3)
     dice.update(y_pred, y)
     dice.update(y_pred[:1], y[:1])
-    one = lambda p, t: 2 * np.sum(p * t) / (np.sum(p * p) + np.sum(t * t) + 1e-3)  # noqa: E731
+    one = lambda p, t: 2 * np.sum(p * t) / (np.sum(p * p) + np.sum(t * t) + 1e-3)
     assert dice.eval() == pytest.approx((one(y_pred, y) + one(y_pred[:1], y[:1])) / 4)
     with pytest.raises(ValueError, match="smooth"):
         nn.Dice(0.0)

@@ -42,6 +42,8 @@ def __dir__():
 
 # y = x W^T + b with W (out_features, in_features): MindSpore's nn.Linear is mint's
 Linear = _nn.Linear
+# the pooling layers with PyTorch's arguments are MindSpore's nn "Ext" layers
+AvgPool1d, AvgPool2d, AvgPool3d = _nn.AvgPool1dExt, _nn.AvgPool2dExt, _nn.AvgPool3dExt
 
 
 class Conv2d(_nn.Conv2d):
@@ -133,17 +135,6 @@ class GELU(_nn.Cell):
 
     def construct(self, x):
         return F.gelu(x, self.approximate)
-
-
-class AvgPool2d(_nn.Cell):
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
-                 count_include_pad=True, divisor_override=None):
-        super().__init__()
-        self.args = (kernel_size, stride, padding, ceil_mode, count_include_pad,
-                     divisor_override)
-
-    def construct(self, x):
-        return functional.avg_pool2d(x, *self.args)
 
 
 class BCEWithLogitsLoss(_nn.BCEWithLogitsLoss):
@@ -239,40 +230,6 @@ class ConvTranspose2d(_nn.Conv2dTranspose):
         _, pads = functional._conv_padding(padding, 2)
         super().__init__(in_channels, out_channels, kernel_size, stride, "pad", pads,
                          output_padding, dilation, groups, has_bias=bias)
-
-
-class AvgPool1d(_nn.Cell):
-    """1-D average pooling with PyTorch's arguments (stride defaults to kernel_size).
-
-        >>> mint.nn.AvgPool1d(2)(ms.Tensor([[[1.0, 2.0, 3.0, 4.0]]])).tolist()
-        [[[1.5, 3.5]]]
-    """
-
-    def __init__(self, kernel_size: _Size, stride: Optional[_Size] = None, padding: _Size = 0,
-                 ceil_mode: bool = False, count_include_pad: bool = True) -> None:
-        super().__init__()
-        self.args = (kernel_size, stride, padding, ceil_mode, count_include_pad)
-
-    def construct(self, x: Tensor) -> Tensor:
-        return functional.avg_pool1d(x, *self.args)
-
-
-class AvgPool3d(_nn.Cell):
-    """3-D average pooling with PyTorch's arguments (stride defaults to kernel_size).
-
-        >>> mint.nn.AvgPool3d(2)(ms.ops.ones((1, 1, 4, 4, 4))).shape
-        (1, 1, 2, 2, 2)
-    """
-
-    def __init__(self, kernel_size: _Size, stride: Optional[_Size] = None, padding: _Size = 0,
-                 ceil_mode: bool = False, count_include_pad: bool = True,
-                 divisor_override: Optional[int] = None) -> None:
-        super().__init__()
-        self.args = (kernel_size, stride, padding, ceil_mode, count_include_pad,
-                     divisor_override)
-
-    def construct(self, x: Tensor) -> Tensor:
-        return functional.avg_pool3d(x, *self.args)
 
 
 class MaxUnpool2d(_nn.Cell):

@@ -44,6 +44,8 @@ from .conv import (  # noqa: F401
                          Conv3d,
                          Conv3dTranspose,
 )
+from .ext import (AvgPool1dExt, AvgPool2dExt, AvgPool3dExt, Dropout2dExt,  # noqa: F401
+                  DropoutExt, L1LossExt, LogSoftmaxExt, MaxPool2dExt)
 from .image import MSSSIM, PSNR, SSIM, CentralCrop, ChannelShuffle, ImageGradients  # noqa: F401
 from .math_cells import (  # noqa: F401
                          L1Regularizer,
@@ -148,3 +150,5 @@ __all__ += ["Linear", "EmbeddingLookup", "TimeDistributed", "AdaptiveMaxPool3d",
             "MSSSIM", "L1Regularizer", "LBeta", "LGamma", "DiGamma", "MatDet", "MatInverse", "MatMul",
             "MatrixDiag", "MatrixDiagPart", "MatrixSetDiag", "Moments", "Norm", "OneHot", "Range",
             "ReduceLogSumExp"]
+__all__ += ["AvgPool1dExt", "AvgPool2dExt", "AvgPool3dExt", "MaxPool2dExt", "DropoutExt",
+            "Dropout2dExt", "LogSoftmaxExt", "L1LossExt"]

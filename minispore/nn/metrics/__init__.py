@@ -16,9 +16,16 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence, Union
 
-from .classification import (F1, Fbeta, Perplexity, Precision, Recall,
-                             Top1CategoricalAccuracy, Top5CategoricalAccuracy,
-                             TopKCategoricalAccuracy)
+from .classification import (
+    F1,
+    Fbeta,
+    Perplexity,
+    Precision,
+    Recall,
+    Top1CategoricalAccuracy,
+    Top5CategoricalAccuracy,
+    TopKCategoricalAccuracy,
+)
 from .confusion_matrix import ConfusionMatrix, ConfusionMatrixMetric
 from .curves import ROC, auc
 from .distance import HausdorffDistance, MeanSurfaceDistance, RootMeanSquareDistance
