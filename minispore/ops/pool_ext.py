@@ -307,7 +307,7 @@ def lp_pool1d(x: Tensor, norm_type: float, kernel_size: ShapeLike,
     return out if x.ndim == 3 else F.squeeze(out, 0)
 
 
-def avg_pool1d(input_x: Tensor, kernel_size: int = 1, stride: int = 1,
+def avg_pool1d(input_x: Tensor, kernel_size: ShapeLike = 1, stride: ShapeLike = 1,
                padding: ShapeLike = 0, ceil_mode: bool = False,
                count_include_pad: bool = True) -> Tensor:
     """1-D average pooling of (N, C, L) (MindSpore's ops.avg_pool1d: stride defaults to 1;

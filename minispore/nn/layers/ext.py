@@ -6,7 +6,7 @@ and L1 loss that mindspore.mint.nn is made of (mint.nn.AvgPool2d is nn.AvgPool2d
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence, Union
+from typing import Any, Optional, Sequence, Union
 
 from ...core.hints import Tensor
 from ...ops import functional as F
@@ -116,8 +116,8 @@ class MaxPool2dExt(Cell):
         self.return_indices = V.boolean(return_indices, "return_indices", "MaxPool2dExt")
         self.ceil_mode = V.boolean(ceil_mode, "ceil_mode", "MaxPool2dExt")
 
-    def construct(self, input: Tensor):
-        def pool(x: Tensor):
+    def construct(self, input: Tensor) -> Union[Tensor, tuple[Tensor, Tensor]]:
+        def pool(x: Tensor) -> Any:
             return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation,
                                 self.return_indices, self.ceil_mode)
         if input.ndim == 3:
