@@ -79,8 +79,9 @@ class PSNR(Cell):
 
         >>> img1 = ms.Tensor([[[[1, 2, 3, 4], [1, 2, 3, 4]]]])
         >>> img2 = ms.Tensor([[[[3, 4, 5, 6], [3, 4, 5, 6]]]])
-        >>> ms.nn.PSNR()(img1, img2).asnumpy().round(4).tolist()
-        [-6.0206]
+        >>> psnr = ms.nn.PSNR()(img1, img2)
+        >>> psnr.dtype, round(float(psnr[0]), 4)
+        (Float32, -6.0206)
     """
 
     def __init__(self, max_val: Union[int, float] = 1.0) -> None:
