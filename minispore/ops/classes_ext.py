@@ -211,6 +211,31 @@ CONFIGURED: dict[str, tuple[dict[str, Any], Callable[..., Any]]] = {
                    "data_format": "NCHW"},
                   lambda self, x, scale, bias, mean, variance: _batch_norm(
                       self, x, scale, bias, mean, variance)),
+    # losses (MindSpore's primitive forms: per-example losses, or the gradient with is_grad)
+    "SoftmaxCrossEntropyWithLogits": ({}, lambda self, logits, labels: (
+        F.neg(F.sum(F.mul(labels, F.log_softmax(logits, -1)), -1)),
+        F.sub(F.softmax(logits, -1), labels))),
+    "SparseSoftmaxCrossEntropyWithLogits": ({"is_grad": False},
+                                            lambda self, logits, labels:
+                                            _sparse_softmax_cross_entropy(self, logits, labels)),
+    "SigmoidCrossEntropyWithLogits": ({}, lambda self, x, z: F.add(
+        F.sub(F.maximum(x, 0.0), F.mul(x, z)), F.log1p(F.exp(F.neg(F.abs(x)))))),
+    "BinaryCrossEntropy": ({"reduction": "mean"}, lambda self, x, y, weight=None:
+                           F.binary_cross_entropy(x, y, weight, self.reduction)),
+    # layout of images (NCHW)
+    "DepthToSpace": ({"block_size": 2}, lambda self, x: _depth_to_space(x, self.block_size)),
+    "SpaceToDepth": ({"block_size": 2}, lambda self, x: _space_to_depth(x, self.block_size)),
+    "ResizeNearestNeighbor": ({"size": (1, 1), "align_corners": False},
+                              lambda self, x: F.interpolate(
+                                  x, tuple(self.size), mode="nearest")),
+    "ReduceStd": ({"axis": (), "unbiased": True, "keep_dims": False},
+                  lambda self, x: _reduce_std(self, x)),
+    # optimizer updates on Parameters (written in place with ops.assign, as MindSpore does)
+    "ApplyGradientDescent": ({}, lambda self, var, alpha, delta: F.assign(
+        var, F.sub(var, F.mul(alpha, delta)))),
+    "ApplyMomentum": ({"use_locking": False, "use_nesterov": False, "gradient_scale": 1.0},
+                      lambda self, var, accum, lr, grad, momentum: _apply_momentum(
+                          self, var, accum, lr, grad, momentum)),
     # activations
     "CeLU": ({"alpha": 1.0}, lambda self, x: F.celu(x, self.alpha)),
     "Elu": ({"alpha": 1.0}, lambda self, x: F.elu(x, self.alpha)),
@@ -218,6 +243,48 @@ CONFIGURED: dict[str, tuple[dict[str, Any], Callable[..., Any]]] = {
     "HShrink": ({"lambd": 0.5}, lambda self, x: F.hardshrink(x, self.lambd)),
     "SoftShrink": ({"lambd": 0.5}, lambda self, x: F.softshrink(x, self.lambd)),
 }
+
+
+def _sparse_softmax_cross_entropy(self, logits, labels):
+    """The mean cross-entropy of integer labels, or with is_grad its gradient in the logits,
+    (softmax - one_hot) / batch, as MindSpore's primitive gives them."""
+    if not self.is_grad:
+        return F.cross_entropy(logits, labels)
+    one_hot = F.one_hot(labels, logits.shape[-1], 1.0, 0.0).astype(logits.dtype)
+    return F.div(F.sub(F.softmax(logits, -1), one_hot), float(logits.shape[0]))
+
+
+def _depth_to_space(x, block):
+    """(N, C * b * b, H, W) -> (N, C, H * b, W * b): channel (i * b + j) * C + c of a pixel
+    moves to offset (i, j) of its b x b block (MindSpore's and TensorFlow's DCR order)."""
+    n, c, h, w = x.shape
+    blocks = F.reshape(x, (n, block, block, c // (block * block), h, w))
+    return F.reshape(F.transpose(blocks, (0, 3, 4, 1, 5, 2)),
+                     (n, c // (block * block), h * block, w * block))
+
+
+def _space_to_depth(x, block):
+    """The inverse of DepthToSpace: (N, C, H, W) -> (N, C * b * b, H / b, W / b)."""
+    n, c, h, w = x.shape
+    blocks = F.reshape(x, (n, c, h // block, block, w // block, block))
+    return F.reshape(F.transpose(blocks, (0, 3, 5, 1, 2, 4)),
+                     (n, c * block * block, h // block, w // block))
+
+
+def _reduce_std(self, x):
+    """(standard deviation, mean) over `axis` (every axis for ())."""
+    axis = None if self.axis in ((), []) else self.axis
+    ddof = 1 if self.unbiased else 0
+    return F.std(x, axis, ddof, self.keep_dims), F.mean(x, axis, self.keep_dims)
+
+
+def _apply_momentum(self, var, accum, lr, grad, momentum):
+    """accum = momentum * accum + grad * gradient_scale; var -= lr * accum (Nesterov:
+    var -= lr * (grad + momentum * accum)); returns var."""
+    grad = F.mul(grad, self.gradient_scale) if self.gradient_scale != 1.0 else grad
+    F.assign(accum, F.add(F.mul(accum, momentum), grad))
+    step = F.add(grad, F.mul(accum, momentum)) if self.use_nesterov else accum
+    return F.assign(var, F.sub(var, F.mul(lr, step)))
 
 
 def _layer_norm(self, x, gamma, beta):
