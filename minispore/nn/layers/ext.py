@@ -28,75 +28,71 @@ def _unbatched(x: Tensor, rank: int, pool) -> Tensor:
     return pool(x)
 
 
-class AvgPool1dExt(Cell):
+class _AvgPoolExt(Cell):
+    """Average pooling over `_rank` spatial axes with PyTorch's arguments (stride defaults to
+    kernel_size); an input without the batch axis is pooled as a batch of one."""
+    _rank = 1
+
+    def __init__(self, kernel_size: _Size, stride: Optional[_Size] = None, padding: _Size = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True,
+                 divisor_override: Optional[int] = None) -> None:
+        super().__init__()
+        owner = type(self).__name__
+        self.kernel_size, self.padding = kernel_size, padding
+        self.stride = kernel_size if stride is None else stride
+        self.ceil_mode = V.boolean(ceil_mode, "ceil_mode", owner)
+        self.count_include_pad = V.boolean(count_include_pad, "count_include_pad", owner)
+        self.divisor_override = divisor_override or 0
+
+    def _pool(self, x: Tensor) -> Tensor:
+        raise NotImplementedError  # each subclass pools its number of axes
+
+    def construct(self, input: Tensor) -> Tensor:
+        return _unbatched(input, self._rank, self._pool)
+
+
+class AvgPool1dExt(_AvgPoolExt):
     """1-D average pooling of (N, C, L) or (C, L) with PyTorch's arguments (stride defaults to
     kernel_size).
 
         >>> ms.nn.AvgPool1dExt(2)(ms.Tensor([[[1.0, 2.0, 3.0, 4.0]]])).tolist()
         [[[1.5, 3.5]]]
     """
+    _rank = 1
 
     def __init__(self, kernel_size: _Size, stride: Optional[_Size] = None, padding: _Size = 0,
                  ceil_mode: bool = False, count_include_pad: bool = True) -> None:
-        super().__init__()
-        self.kernel_size, self.padding = kernel_size, padding
-        self.stride = kernel_size if stride is None else stride
-        self.ceil_mode = V.boolean(ceil_mode, "ceil_mode", "AvgPool1dExt")
-        self.count_include_pad = V.boolean(count_include_pad, "count_include_pad",
-                                           "AvgPool1dExt")
+        super().__init__(kernel_size, stride, padding, ceil_mode, count_include_pad)
 
-    def construct(self, input: Tensor) -> Tensor:
-        return _unbatched(input, 1, lambda x: F.avg_pool1d(
-            x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-            self.count_include_pad))
+    def _pool(self, x: Tensor) -> Tensor:
+        return F.avg_pool1d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)
 
 
-class AvgPool2dExt(Cell):
+class AvgPool2dExt(_AvgPoolExt):
     """2-D average pooling of (N, C, H, W) or (C, H, W) with PyTorch's arguments.
 
         >>> ms.nn.AvgPool2dExt(2, divisor_override=1)(ms.ops.ones((1, 1, 2, 2))).tolist()
         [[[[4.0]]]]
     """
+    _rank = 2
 
-    def __init__(self, kernel_size: _Size, stride: Optional[_Size] = None, padding: _Size = 0,
-                 ceil_mode: bool = False, count_include_pad: bool = True,
-                 divisor_override: Optional[int] = None) -> None:
-        super().__init__()
-        self.kernel_size, self.padding = kernel_size, padding
-        self.stride = kernel_size if stride is None else stride
-        self.ceil_mode = V.boolean(ceil_mode, "ceil_mode", "AvgPool2dExt")
-        self.count_include_pad = V.boolean(count_include_pad, "count_include_pad",
-                                           "AvgPool2dExt")
-        self.divisor_override = divisor_override or 0
-
-    def construct(self, input: Tensor) -> Tensor:
-        return _unbatched(input, 2, lambda x: F.avg_pool2d(
-            x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-            self.count_include_pad, self.divisor_override))
+    def _pool(self, x: Tensor) -> Tensor:
+        return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
 
 
-class AvgPool3dExt(Cell):
+class AvgPool3dExt(_AvgPoolExt):
     """3-D average pooling of (N, C, D, H, W) or (C, D, H, W) with PyTorch's arguments.
 
         >>> ms.nn.AvgPool3dExt(2)(ms.ops.ones((1, 1, 4, 4, 4))).shape
         (1, 1, 2, 2, 2)
     """
+    _rank = 3
 
-    def __init__(self, kernel_size: _Size, stride: Optional[_Size] = None, padding: _Size = 0,
-                 ceil_mode: bool = False, count_include_pad: bool = True,
-                 divisor_override: Optional[int] = None) -> None:
-        super().__init__()
-        self.kernel_size, self.padding = kernel_size, padding
-        self.stride = kernel_size if stride is None else stride
-        self.ceil_mode = V.boolean(ceil_mode, "ceil_mode", "AvgPool3dExt")
-        self.count_include_pad = V.boolean(count_include_pad, "count_include_pad",
-                                           "AvgPool3dExt")
-        self.divisor_override = divisor_override or 0
-
-    def construct(self, input: Tensor) -> Tensor:
-        return _unbatched(input, 3, lambda x: F.avg_pool3d(
-            x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-            self.count_include_pad, self.divisor_override))
+    def _pool(self, x: Tensor) -> Tensor:
+        return F.avg_pool3d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
 
 
 class MaxPool2dExt(Cell):

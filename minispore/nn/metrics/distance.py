@@ -144,7 +144,41 @@ class HausdorffDistance(_SurfaceMetric):
         return max(forward, self._directed(self._y_edges, self._y_pred_edges))
 
 
-class MeanSurfaceDistance(_SurfaceMetric):
+class _AveragedSurfaceDistance(_SurfaceMetric):
+    """A statistic of the distances from the surface of y_pred to that of y (and, when
+    `symmetric`, back): `_statistic(distances)` of one direction, `_combine(both)` of two."""
+
+    def __init__(self, symmetric: bool = False, distance_metric: str = "euclidean") -> None:
+        owner = type(self).__name__
+        self.symmetric = _check_bool(owner, "symmetric", symmetric)
+        self.distance_metric = _check_distance(owner, distance_metric)
+        super().__init__()
+
+    @rearrange_inputs
+    def update(self, *inputs: Any) -> None:
+        self._store(*self._masks(inputs))
+
+    def _statistic(self, distances: np.ndarray) -> float:
+        raise NotImplementedError
+
+    def _combine(self, forward: float, backward: float) -> float:
+        raise NotImplementedError
+
+    def eval(self) -> float:
+        self._check_updated(self._is_update)
+        directions = [(self._y_pred_edges, self._y_edges)]
+        if self.symmetric:
+            directions.append((self._y_edges, self._y_pred_edges))
+        statistics = []
+        for source, target in directions:
+            distances = _surface_distances(source, target, self.distance_metric)
+            if distances.size == 0:
+                return float("inf")
+            statistics.append(self._statistic(distances))
+        return statistics[0] if len(statistics) == 1 else self._combine(*statistics)
+
+
+class MeanSurfaceDistance(_AveragedSurfaceDistance):
     r"""Average distance of the surface pixels of y_pred to the surface of y; `symmetric`
     averages it with the distance the other way.
 
@@ -155,29 +189,14 @@ class MeanSurfaceDistance(_SurfaceMetric):
         0.8047378541
     """
 
-    def __init__(self, symmetric: bool = False, distance_metric: str = "euclidean") -> None:
-        self.symmetric = _check_bool("MeanSurfaceDistance", "symmetric", symmetric)
-        self.distance_metric = _check_distance("MeanSurfaceDistance", distance_metric)
-        super().__init__()
+    def _statistic(self, distances: np.ndarray) -> float:
+        return float(distances.mean())
 
-    @rearrange_inputs
-    def update(self, *inputs: Any) -> None:
-        self._store(*self._masks(inputs))
-
-    def eval(self) -> float:
-        self._check_updated(self._is_update)
-        forward = _surface_distances(self._y_pred_edges, self._y_edges, self.distance_metric)
-        if forward.size == 0:
-            return float("inf")
-        if not self.symmetric:
-            return float(forward.mean())
-        backward = _surface_distances(self._y_edges, self._y_pred_edges, self.distance_metric)
-        if backward.size == 0:
-            return float("inf")
-        return float(np.mean((forward.mean(), backward.mean())))
+    def _combine(self, forward: float, backward: float) -> float:
+        return float(np.mean((forward, backward)))
 
 
-class RootMeanSquareDistance(_SurfaceMetric):
+class RootMeanSquareDistance(_AveragedSurfaceDistance):
     r"""Root mean square of the distances of the surface pixels of y_pred to the surface of
     y; `symmetric`: the root of the mean of both directions' mean squares. (MindSpore returns
     the mean square itself, without the root, when symmetric is False; the root is taken here
@@ -190,24 +209,9 @@ class RootMeanSquareDistance(_SurfaceMetric):
         0.5
     """
 
-    def __init__(self, symmetric: bool = False, distance_metric: str = "euclidean") -> None:
-        self.symmetric = _check_bool("RootMeanSquareDistance", "symmetric", symmetric)
-        self.distance_metric = _check_distance("RootMeanSquareDistance", distance_metric)
-        super().__init__()
+    def _statistic(self, distances: np.ndarray) -> float:
+        return float(np.sqrt((distances ** 2).mean()))
 
-    @rearrange_inputs
-    def update(self, *inputs: Any) -> None:
-        self._store(*self._masks(inputs))
-
-    def eval(self) -> float:
-        self._check_updated(self._is_update)
-        forward = _surface_distances(self._y_pred_edges, self._y_edges, self.distance_metric)
-        if forward.size == 0:
-            return float("inf")
-        mean_square = float((forward ** 2).mean())
-        if not self.symmetric:
-            return float(np.sqrt(mean_square))
-        backward = _surface_distances(self._y_edges, self._y_pred_edges, self.distance_metric)
-        if backward.size == 0:
-            return float("inf")
-        return float(np.sqrt(np.mean((mean_square, (backward ** 2).mean()))))
+    def _combine(self, forward: float, backward: float) -> float:
+        # the root of the mean of the two directions' mean squares
+        return float(np.sqrt(np.mean((forward ** 2, backward ** 2))))
