@@ -174,6 +174,15 @@ def _check_groups(layer: str, in_channels: int, out_channels: int, groups: int) 
                          f"({out_channels}) must be multiples of groups ({groups})")
 
 
+def _conv_arguments(owner: str, rank: int, in_channels: int, out_channels: int, groups: int,
+                    padding: Union[str, _Size], padding_mode: str) -> tuple[str, object]:
+    """(MindSpore's pad_mode, pad) of a convolution given PyTorch's padding arguments."""
+    _padding_mode(owner, padding_mode)
+    _check_groups(owner, in_channels, out_channels, groups)
+    pad_mode, pads = functional._conv_padding(padding, rank)
+    return pad_mode, pads if pad_mode == "pad" else 0
+
+
 class Conv1d(_nn.Conv1d):
     """1-D convolution with PyTorch's arguments (padding an int, 'same' or 'valid'; bias on
     by default); weight (out_channels, in_channels / groups, kernel_size).
@@ -186,11 +195,10 @@ class Conv1d(_nn.Conv1d):
                  stride: _Size = 1, padding: Union[str, _Size] = 0, dilation: _Size = 1,
                  groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
                  dtype: object = None) -> None:
-        _padding_mode("Conv1d", padding_mode)
-        _check_groups("Conv1d", in_channels, out_channels, groups)
-        pad_mode, pads = functional._conv_padding(padding, 1)
-        super().__init__(in_channels, out_channels, kernel_size, stride, pad_mode,
-                         pads if pad_mode == "pad" else 0, dilation, groups, has_bias=bias)
+        pad_mode, pads = _conv_arguments("Conv1d", 1, in_channels, out_channels, groups,
+                                         padding, padding_mode)
+        super().__init__(in_channels, out_channels, kernel_size, stride, pad_mode, pads,
+                         dilation, groups, has_bias=bias)
 
 
 class Conv3d(_nn.Conv3d):
@@ -205,11 +213,10 @@ class Conv3d(_nn.Conv3d):
                  stride: _Size = 1, padding: Union[str, _Size] = 0, dilation: _Size = 1,
                  groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
                  dtype: object = None) -> None:
-        _padding_mode("Conv3d", padding_mode)
-        _check_groups("Conv3d", in_channels, out_channels, groups)
-        pad_mode, pads = functional._conv_padding(padding, 3)
-        super().__init__(in_channels, out_channels, kernel_size, stride, pad_mode,
-                         pads if pad_mode == "pad" else 0, dilation, groups, has_bias=bias)
+        pad_mode, pads = _conv_arguments("Conv3d", 3, in_channels, out_channels, groups,
+                                         padding, padding_mode)
+        super().__init__(in_channels, out_channels, kernel_size, stride, pad_mode, pads,
+                         dilation, groups, has_bias=bias)
 
 
 class ConvTranspose2d(_nn.Conv2dTranspose):
