@@ -143,7 +143,22 @@ KERNEL_CASES = {
     "sparse_softmax_cross_entropy_and_grad": [dict(ignore_index=i, reduction=r)
                                               for i in (None, 2) for r in ("mean", "sum", "none")],
     "all_finite": [dict()],
+    "lstm_recurrence": [dict(reverse=False), dict(reverse=True)],
+    "lstm_recurrence_grad": [dict(reverse=False), dict(reverse=True)],
 }
+
+
+def _lstm_inputs(name, dtype, attrs, rng):
+    """T 4, B 4 (lengths 4, 2, 0, 4: finished and empty sequences beside full ones), H 3."""
+    gi, h0, c0 = (rng.standard_normal(shape).astype(dtype) for shape in
+                  ((4, 4, 12), (4, 3), (4, 3)))
+    w_hh = (rng.standard_normal((12, 3)) * 0.5).astype(dtype)
+    lengths = np.array([4, 2, 0, 4], np.int32)
+    if name == "lstm_recurrence":
+        return [gi, h0, c0, w_hh, lengths]
+    outs = REGISTRY["lstm_recurrence"].impl(np, gi, h0, c0, w_hh, lengths, **attrs)
+    cotangents = [rng.standard_normal(o.shape).astype(dtype) for o in outs]
+    return [w_hh, outs[3], outs[5], lengths, *cotangents]
 
 
 def test_every_primitive_with_a_kernel_has_cases_here():
@@ -152,6 +167,8 @@ def test_every_primitive_with_a_kernel_has_cases_here():
 
 
 def _inputs(name, dtype, attrs, rng):
+    if name.startswith("lstm_"):
+        return _lstm_inputs(name, dtype, attrs, rng)
     logits = (rng.standard_normal((6, 5)) * 30).astype(dtype)
     logits[1] = [np.inf, 1, 2, 3, 4]           # an infinite logit
     logits[3] = [1e30, -1e30, 0, 5, 5]         # huge spread

@@ -35,7 +35,7 @@ from typing import NamedTuple
 import numpy as np
 import pytest
 from helpers import assert_close, numeric_grad, run_in_mode, to_numpy
-from ops import collective_samples, ctc_samples, surface_samples  # tests/ is on sys.path (the conftest's folder)
+from ops import collective_samples, ctc_samples, recurrence_samples, surface_samples  # tests/ is on sys.path (the conftest's folder)
 
 import minispore as ms
 from minispore.ops.indexing import parse_index
@@ -379,6 +379,10 @@ SAMPLES.update(collective_samples.recipes(sys.modules[__name__]))
 SAMPLES.update(ctc_samples.recipes(sys.modules[__name__]))
 NO_GRADIENT |= ctc_samples.NO_GRADIENT
 FIRST_ORDER_ONLY.update(ctc_samples.FIRST_ORDER_ONLY)
+
+# nn.LSTM's recurrence (ops.recurrence) likewise.
+SAMPLES.update(recurrence_samples.recipes(sys.modules[__name__]))
+FIRST_ORDER_ONLY.update(recurrence_samples.FIRST_ORDER_ONLY)
 
 
 # ***** machinery *****

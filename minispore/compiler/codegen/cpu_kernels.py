@@ -13,6 +13,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
+from ...ops import recurrence
 from ...ops import sparse_cross_entropy as cross_entropy
 from ...ops.activation import log_softmax_p, softmax_p
 from ...ops.attention import biased_softmax
@@ -256,6 +257,123 @@ def _sparse_ce_and_grad_kernel_call(kernel, logits, labels, dout, ignore_index, 
     return cross_entropy.reduced_losses(losses, total, counted, reduction), grad
 
 
+# ***** the LSTM recurrence and its gradient: a GEMM and one kernel per time step *****
+
+# One step forward: `pre` (B, 4H) holds h_in @ W_hh^T; the kernel adds the input's projection
+# gi (B, 4H), writes the activated gates i, f, g, o (each its own (B, H) array: stores into
+# four column windows of one array, or into strided views, would keep LLVM from vectorising
+# the loop, 7x slower) and the step's output and next state. A finished sequence (alive[b]
+# false) keeps its state and outputs 0.
+_LSTM_STEP_SOURCE = """
+@numba.njit(**KERNEL_FLAGS)
+def kernel(pre, gi, h_in, c_in, alive, gate_i, gate_f, gate_g, gate_o, out, h_out, c_out):
+    rows, n = gate_i.shape
+    for b in range(rows):
+        for j in range(n):
+            i = sigmoid(pre[b, j] + gi[b, j])
+            f = sigmoid(pre[b, n + j] + gi[b, n + j])
+            g = tanh(pre[b, 2 * n + j] + gi[b, 2 * n + j])
+            o = sigmoid(pre[b, 3 * n + j] + gi[b, 3 * n + j])
+            gate_i[b, j] = i
+            gate_f[b, j] = f
+            gate_g[b, j] = g
+            gate_o[b, j] = o
+            c = f * c_in[b, j] + i * g
+            h = o * tanh(c)
+            out[b, j] = h
+            c_out[b, j] = c
+            h_out[b, j] = h
+        if not alive[b]:
+            for j in range(n):
+                out[b, j] = 0
+                c_out[b, j] = c_in[b, j]
+                h_out[b, j] = h_in[b, j]
+"""
+
+
+def _lstm_call(kernel, gi, h0, c0, w_hh, lengths, reverse=False):
+    steps, batch, width = gi.shape
+    hidden = width // 4
+    if steps == 0 or batch == 0 or hidden == 0:
+        return NotImplemented
+    gi, w_t = np.ascontiguousarray(gi), w_hh.T
+    out = np.empty((steps, batch, hidden), gi.dtype)
+    gates = np.empty((steps, 4, batch, hidden), gi.dtype)
+    h_prev, c_prev = np.empty_like(out), np.empty_like(out)
+    h_n, c_n, pre = np.empty_like(out[0]), np.empty_like(out[0]), np.empty_like(gi[0])
+    everyone = np.ones(batch, np.bool_)
+    masked = not recurrence.all_alive(np, lengths, steps)
+    order = recurrence.time_order(steps, reverse)
+    h_prev[order[0]], c_prev[order[0]] = h0, c0
+    for k, t in enumerate(order):
+        recurrence.product_into(np, h_prev[t], w_t, pre)
+        last = k == steps - 1
+        kernel(pre, gi[t], h_prev[t], c_prev[t], lengths > t if masked else everyone,
+               *gates[t], out[t], h_n if last else h_prev[order[k + 1]],
+               c_n if last else c_prev[order[k + 1]])
+    return out, h_n, c_n, gates, h_prev, c_prev
+
+
+# One step back: dh and dc hold the gradient of the state after the step; the kernel writes
+# the gate pre-activations' gradients (four (B, H) arrays, as the forward's gates) and turns
+# dh, dc into the gradient of the state before the step, but for dgates @ W_hh, which the
+# call then adds to dh. d_gates, d_hprev and d_cprev: the cotangents of the reserve outputs
+# (zeros unless something reads them).
+_LSTM_GRAD_SOURCE = """
+@numba.njit(**KERNEL_FLAGS)
+def kernel(gate_i, gate_f, gate_g, gate_o, c_prev, alive, d_out, dg_i, dg_f, dg_g, dg_o,
+           d_hprev, d_cprev, dh, dc, d_i, d_f, d_g, d_o):
+    rows, n = gate_i.shape
+    for b in range(rows):
+        if alive[b]:
+            for j in range(n):
+                i = gate_i[b, j]
+                f = gate_f[b, j]
+                g = gate_g[b, j]
+                o = gate_o[b, j]
+                tanh_c = tanh(f * c_prev[b, j] + i * g)
+                dh_step = dh[b, j] + d_out[b, j]
+                dc_step = dc[b, j] + dh_step * o * (1 - tanh_c * tanh_c)
+                d_i[b, j] = (dc_step * g + dg_i[b, j]) * (i * (1 - i))
+                d_f[b, j] = (dc_step * c_prev[b, j] + dg_f[b, j]) * (f * (1 - f))
+                d_g[b, j] = (dc_step * i + dg_g[b, j]) * (1 - g * g)
+                d_o[b, j] = (dh_step * tanh_c + dg_o[b, j]) * (o * (1 - o))
+                dc[b, j] = dc_step * f + d_cprev[b, j]
+                dh[b, j] = d_hprev[b, j]
+        else:  # the state passed through: only the reserve's cotangents reach the gates
+            for j in range(n):
+                i = gate_i[b, j]
+                f = gate_f[b, j]
+                g = gate_g[b, j]
+                o = gate_o[b, j]
+                d_i[b, j] = dg_i[b, j] * (i * (1 - i))
+                d_f[b, j] = dg_f[b, j] * (f * (1 - f))
+                d_g[b, j] = dg_g[b, j] * (1 - g * g)
+                d_o[b, j] = dg_o[b, j] * (o * (1 - o))
+                dc[b, j] += d_cprev[b, j]
+                dh[b, j] += d_hprev[b, j]
+"""
+
+
+def _lstm_grad_call(kernel, w_hh, gates, c_prev, lengths, d_out, d_hn, d_cn, d_gates, d_hprev,
+                    d_cprev, reverse=False):
+    steps, _, batch, hidden = gates.shape
+    if steps == 0 or batch == 0 or hidden == 0:
+        return NotImplemented
+    gates, c_prev, d_out, d_gates, d_hprev, d_cprev = (
+        np.ascontiguousarray(a) for a in (gates, c_prev, d_out, d_gates, d_hprev, d_cprev))
+    dgi = np.empty((steps, batch, 4 * hidden), gates.dtype)
+    step_grads = np.empty((4, batch, hidden), gates.dtype)
+    dh, dc = np.array(d_hn, gates.dtype, order="C"), np.array(d_cn, gates.dtype, order="C")
+    everyone = np.ones(batch, np.bool_)
+    masked = not recurrence.all_alive(np, lengths, steps)
+    for t in reversed(recurrence.time_order(steps, reverse)):
+        kernel(*gates[t], c_prev[t], lengths > t if masked else everyone, d_out[t],
+               *d_gates[t], d_hprev[t], d_cprev[t], dh, dc, *step_grads)
+        dgi[t].reshape(batch, 4, hidden)[...] = step_grads.transpose(1, 0, 2)
+        recurrence.add_product(np, dh, dgi[t], w_hh)
+    return dgi, dh, dc
+
 # ***** all_finite: the overflow check over every gradient of a step, one kernel *****
 
 # x - x is 0 for a finite x and nan for inf or nan: one subtract and compare per element, an
@@ -290,4 +408,6 @@ CPU_KERNELS = {
     cross_entropy.sparse_softmax_cross_entropy_and_grad:
         CpuKernel(_SPARSE_CE_AND_GRAD_SOURCE, _sparse_ce_and_grad_kernel_call),
     all_finite_p: CpuKernel(_ALL_FINITE_SOURCE, _all_finite_call),
+    recurrence.lstm_recurrence: CpuKernel(_LSTM_STEP_SOURCE, _lstm_call),
+    recurrence.lstm_recurrence_grad: CpuKernel(_LSTM_GRAD_SOURCE, _lstm_grad_call),
 }

@@ -5,16 +5,19 @@ Parameters, as MindSpore registers them (four ParameterTuples, in this order): e
 `weight_ih_l{k}[_reverse]`, then every `weight_hh_l{k}[_reverse]`, `bias_ih_l{k}[_reverse]`,
 `bias_hh_l{k}[_reverse]`; all U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)).
 
-The time loop is a Python loop over the (static) sequence length, so Graph mode traces it
-unrolled into one graph: the input projections of all time steps are one GEMM, then each step
-is one recurrent GEMM and one fused kernel of its gates (rnn_cells.step), and the backward the
-same in reverse. Unrolled rather than one `while_loop` node, by measurement
-(benchmarks/lstm_unroll_vs_loop.py: 85 ms against 179 ms per forward and backward at T=64,
-B=32, hidden 256): the graph loop re-runs the forward for its gradient and moves each step's
-input and output through tensor-indexed reads and writes of the whole sequence. `seq_length` masks each step with
-selects that fuse into the same kernel: past a sequence's length its state stays and its
-output is zero; the reverse direction reads each sequence backwards from its own end, as
-MindSpore's ReverseSequence does.
+LSTM runs each direction of a layer as one primitive (ops.recurrence.lstm_recurrence, as
+cuDNN's and oneDNN's fused RNNs): the input projections of all time steps are one GEMM, then
+each step is one recurrent GEMM into a preallocated gates buffer and one kernel over the gates
+(Graph mode: a numba kernel; PyNative: array operations), and the backward the same in reverse
+with W_hh's gradient as one GEMM over all steps. RNN and GRU loop over the (static) sequence
+length in Python, so Graph mode traces them unrolled into one graph, each step one recurrent
+GEMM and one fused kernel of its gates (rnn_cells.step). Unrolled rather than one
+`while_loop` node, by measurement (benchmarks/lstm_unroll_vs_loop.py: 85 ms against 179 ms
+per forward and backward at T=64, B=32, hidden 256): the graph loop re-runs the forward for
+its gradient and moves each step's input and output through tensor-indexed reads and writes
+of the whole sequence. `seq_length` masks each step: past a sequence's length its state
+stays and its output is zero; the reverse direction reads each sequence backwards from its
+own end, as MindSpore's ReverseSequence does.
 
     >>> import minispore as ms
     >>> lstm = ms.nn.LSTM(10, 16, num_layers=2, batch_first=True)
@@ -34,6 +37,7 @@ from ...core.parameter import ParameterTuple
 from ...core.tensor import Tensor
 from ...ops import functional as F
 from ...ops.array import split_v
+from ...ops.recurrence import lstm_recurrence
 from .. import validation as V
 from ..cell import Cell
 from .basic import Dropout, make_weight
@@ -96,25 +100,26 @@ class _RNNBase(Cell):
 
     # ***** the recurrence *****
 
-    def _direction(self, projections, state, w_hh, b_hh, reverse, steps_alive):
-        """Run one direction over the per-step input projections; (outputs in time order,
-        final state). steps_alive[t]: (B, 1) bool of the sequences still running at t, or
-        None without seq_length."""
+    def _direction(self, gi, state, w_hh, b_hh, reverse, alive):
+        """Run one direction over the input projections gi (T, B, gates * H); (outputs
+        (T, B, H) in time order, final state). alive: for LSTM, the (B,) lengths; for the
+        others, per step t the (B, 1) bool of the sequences still running, or None without
+        seq_length."""
+        if self.is_lstm:  # one primitive for the whole loop (ops.recurrence)
+            out, h_n, c_n = lstm_recurrence(gi, state[0], state[1], w_hh, alive,
+                                            reverse=reverse)[:3]
+            return out, (h_n, c_n)
+        projections = _unstack(gi)
         b_chunks = chunks(b_hh, 3) if self.mode == "GRU" and b_hh is not None else None
         outputs = [None] * len(projections)
         order = range(len(projections) - 1, -1, -1) if reverse else range(len(projections))
         for t in order:
             new = step(self.mode, projections[t], state, w_hh, b_chunks)
-            h_new = new[0] if self.is_lstm else new
-            if steps_alive is None:
-                state, outputs[t] = new, h_new
+            if alive is None:
+                state, outputs[t] = new, new
                 continue
-            alive = steps_alive[t]
-            if self.is_lstm:
-                state = (F.where(alive, new[0], state[0]), F.where(alive, new[1], state[1]))
-            else:
-                state = F.where(alive, new, state)
-            outputs[t] = F.where(alive, h_new, F.zeros_like(h_new))
+            state = F.where(alive[t], new, state)
+            outputs[t] = F.where(alive[t], new, F.zeros_like(new))
         return _stack(outputs), state
 
     def _layer_weights(self, index, x):
@@ -124,8 +129,9 @@ class _RNNBase(Cell):
             return w_ih, w_hh, None, None
         return w_ih, w_hh, cast_like(self.b_ih_list[index], x), cast_like(self.b_hh_list[index], x)
 
-    def _stacked(self, x, states, steps_alive):
-        """x (T, B, I) time-major; states: one initial state per (layer, direction)."""
+    def _stacked(self, x, states, alive):
+        """x (T, B, I) time-major; states: one initial state per (layer, direction); alive:
+        see `_direction`."""
         seq_len, batch = x.shape[0], x.shape[1]
         finals = []
         for layer in range(self.num_layers):
@@ -136,9 +142,8 @@ class _RNNBase(Cell):
                 # one GEMM for every time step's input projection
                 flat = F.reshape(x, (seq_len * batch, x.shape[2]))
                 gi = input_projection(flat, w_ih, b_ih, b_hh, self.mode)
-                projections = _unstack(F.reshape(gi, (seq_len, batch, gi.shape[-1])))
-                out, final = self._direction(projections, states[index], w_hh, b_hh,
-                                             direction == 1, steps_alive)
+                out, final = self._direction(F.reshape(gi, (seq_len, batch, gi.shape[-1])),
+                                             states[index], w_hh, b_hh, direction == 1, alive)
                 outs.append(out)
                 finals.append(final)
             x = outs[0] if len(outs) == 1 else F.concat(outs, 2)
@@ -175,9 +180,11 @@ class _RNNBase(Cell):
         return list(zip(*per_part)) if self.is_lstm else list(per_part[0])
 
     def _alive(self, seq_length, seq_len, batch):
-        """For each time step t, the (B, 1) mask t < seq_length (None without seq_length)."""
+        """What `_direction` masks the steps with: for LSTM the (B,) lengths (seq_len each
+        without seq_length); for the others, for each time step t, the (B, 1) mask
+        t < seq_length (None without seq_length)."""
         if seq_length is None:
-            return None
+            return Tensor(np.full(batch, seq_len, np.int32)) if self.is_lstm else None
         owner = type(self).__name__
         if not isinstance(seq_length, Tensor):
             raise TypeError(f"{owner}: seq_length must be a Tensor, got "
@@ -187,6 +194,8 @@ class _RNNBase(Cell):
         if tuple(seq_length.shape) != (batch,):
             raise V.input_error(owner, seq_length, f"seq_length of shape {seq_length.shape} is "
                                 f"not (batch_size,) = ({batch},)")
+        if self.is_lstm:
+            return seq_length
         lengths = F.reshape(seq_length, (batch, 1))
         return [F.less(Tensor(np.array(t, np.int64)), lengths) for t in range(seq_len)]
 

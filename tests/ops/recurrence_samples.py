@@ -1,0 +1,48 @@
+"""SAMPLES of the LSTM recurrence primitives (minispore.ops.recurrence), merged into
+test_registry's table, as ctc_samples.
+
+Each recurrence sample runs full-length sequences, then a masked batch (lengths 4, 2 and 0:
+a finished and an empty sequence) in both directions, so the finite-difference check covers
+the masked steps' pass-through too."""
+import numpy as np
+
+from minispore.ops.recurrence import lstm_recurrence
+
+FIRST_ORDER_ONLY = {
+    "lstm_recurrence_grad": "the backward of nn.LSTM's recurrence; a second-order rule would "
+                            "differentiate the whole backward pass through time",
+}
+
+STEPS, BATCH, HIDDEN = 4, 3, 2
+
+
+def _inputs(rng, b):
+    """gi (T, B, 4H), h0, c0 (B, H), w_hh (4H, H)."""
+    return (b.normal(rng, (STEPS, BATCH, 4 * HIDDEN)), b.normal(rng, (BATCH, HIDDEN)),
+            b.normal(rng, (BATCH, HIDDEN)), b.normal(rng, (4 * HIDDEN, HIDDEN), 0.5))
+
+
+def _recurrence(rng, b):
+    full = np.full(BATCH, STEPS, np.int32)
+    masked = np.array([4, 2, 0], np.int64)
+    return [b.sample(*_inputs(rng, b), full, reverse=False),
+            b.sample(*_inputs(rng, b), masked, reverse=False),
+            b.sample(*_inputs(rng, b), masked, reverse=True)]
+
+
+def _gradient(rng, b):
+    """The gradient's inputs as lstm_recurrence's bprop passes them: its reserve (activated
+    gates, c_prev) from a forward run, and a cotangent for each of its six outputs."""
+    gi, h0, c0, w_hh = _inputs(rng, b)
+    lengths = np.array([4, 2, 0], np.int64)
+    _, _, _, gates, _, c_prev = lstm_recurrence.impl(np, gi, h0, c0, w_hh, lengths,
+                                                     reverse=True)
+    sequence, state = (STEPS, BATCH, HIDDEN), (BATCH, HIDDEN)
+    cotangents = [b.normal(rng, shape) for shape in (sequence, state, state, gates.shape,
+                                                      sequence, sequence)]
+    return b.sample(w_hh, gates, c_prev, lengths, *cotangents, reverse=True)
+
+
+def recipes(b):
+    return {"lstm_recurrence": lambda rng: _recurrence(rng, b),
+            "lstm_recurrence_grad": lambda rng: _gradient(rng, b)}
