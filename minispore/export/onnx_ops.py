@@ -224,6 +224,30 @@ def _getitem(b, node, ins, index):
     return x if x is not ins[0] else b.add("Identity", [x])
 
 
+def _lstm_recurrence(b, node, ins, reverse):
+    """ONNX's LSTM over the projected inputs gi: its input weight W is the permutation taking
+    gi's gate chunks (i, f, g, o) to ONNX's order (i, o, f, c), the recurrent weight and the
+    bias are gathered into that order. `sequence_lens` masks as the primitive does; the
+    reserve outputs (for the gradient) have no ONNX counterpart."""
+    gi, h0, c0, w_hh, bias, lengths = ins
+    hidden = node.inputs[0].shape[2] // 4
+    dtype = node.inputs[0].dtype
+    order = np.concatenate([np.arange(k * hidden, (k + 1) * hidden) for k in (0, 3, 1, 2)])
+    zero_axis = b.ints([0])
+    w = b.constant(np.eye(4 * hidden, dtype=dtype)[order][None], "lstm_w")
+    r = b.add("Unsqueeze", [b.add("Gather", [w_hh, b.constant(order)], axis=0), zero_axis])
+    biases = b.add("Concat", [b.add("Gather", [bias, b.constant(order)], axis=0),
+                              b.constant(np.zeros(4 * hidden, dtype))], axis=0)
+    lengths = b.add("Cast", [lengths], to=onnx_dtype(b.onnx, np.int32))
+    y, y_h, y_c = b.add("LSTM", [gi, w, r, b.add("Unsqueeze", [biases, zero_axis]), lengths,
+                                 b.add("Unsqueeze", [h0, zero_axis]),
+                                 b.add("Unsqueeze", [c0, zero_axis])],
+                        n_outputs=3, hidden_size=hidden,
+                        direction="reverse" if reverse else "forward")
+    return [b.add("Squeeze", [y, b.ints([1])]), b.add("Squeeze", [y_h, zero_axis]),
+            b.add("Squeeze", [y_c, zero_axis]), None, None, None]
+
+
 RULES = {**{name: _unary(op) for name, op in UNARY.items()},
          **{name: _binary(op) for name, op in BINARY.items()},
          **{name: _reduction(op) for name, op in REDUCTIONS.items()},
@@ -234,4 +258,5 @@ RULES = {**{name: _unary(op) for name, op in UNARY.items()},
          "conv2d": _conv2d, "max_pool2d": _max_pool2d, "pad": _pad, "concat": _concat,
          "select": _select, "argmax": _argmax("ArgMax"), "argmin": _argmax("ArgMin"),
          "cumsum": _cumsum, "einsum": _einsum, "take_along_axis": _take_along_axis,
-         "getitem": _getitem, "split_v": _split_v, "biased_softmax": _biased_softmax}
+         "getitem": _getitem, "split_v": _split_v, "biased_softmax": _biased_softmax,
+         "lstm_recurrence": _lstm_recurrence}

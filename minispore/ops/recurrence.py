@@ -1,9 +1,9 @@
 """The LSTM recurrence over a whole sequence as one primitive, and its gradient as another.
 
-nn.LSTM computes every time step's input projection `gi = x @ W_ih^T + b_ih + b_hh` in one GEMM;
-what is left is the recurrence proper, a loop over time:
+nn.LSTM computes every time step's input projection `gi = x @ W_ih^T` in one GEMM; what is
+left is the recurrence proper, a loop over time (bias = b_ih + b_hh):
 
-    gates = gi[t] + h @ W_hh^T ;  i, f, g, o = sigmoid, sigmoid, tanh, sigmoid of its chunks
+    gates = gi[t] + bias + h @ W_hh^T ;  i, f, g, o = sigmoid, sigmoid, tanh, sigmoid of its chunks
     c = f * c + i * g ;  h = o * tanh(c) ;  out[t] = h
 
 Run as one primitive (as cuDNN's and oneDNN's fused RNNs run it), a step costs one GEMM
@@ -13,8 +13,8 @@ time step (benchmarks/lstm_lm.py: 120 ms a train step unrolled, ~100 fused). Gra
 both primitives with a numba kernel per time step (compiler/codegen/cpu_kernels.py); the
 impls here are the same loop with array operations (numpy, or CuPy on a GPU).
 
-    lstm_recurrence(gi (T, B, 4H), h0 (B, H), c0 (B, H), w_hh (4H, H), lengths (B,) int,
-                    reverse=False)
+    lstm_recurrence(gi (T, B, 4H), h0 (B, H), c0 (B, H), w_hh (4H, H), bias (4H,),
+                    lengths (B,) int, reverse=False)
         -> out (T, B, H), h_n (B, H), c_n (B, H), and what the gradient reads (MindSpore's
            LSTM calls it `reserve`): gates (T, 4, B, H), the activated i, f, g, o of each
            step (each gate its own contiguous (B, H) block, so that a kernel writes four
@@ -72,18 +72,19 @@ def all_alive(xp, lengths, steps):
 
 # ***** the forward recurrence *****
 
-def _lstm_infer(gi, h0, c0, w_hh, lengths, reverse=False):
+def _lstm_infer(gi, h0, c0, w_hh, bias, lengths, reverse=False):
     if len(gi.shape) != 3 or gi.shape[2] % 4:
         raise OpShapeError(f"gi must be (T, B, 4 * hidden), got {gi}")
     steps, batch, gates = gi.shape
     hidden = gates // 4
     for name, aval, shape in (("h0", h0, (batch, hidden)), ("c0", c0, (batch, hidden)),
-                              ("w_hh", w_hh, (gates, hidden)), ("lengths", lengths, (batch,))):
+                              ("w_hh", w_hh, (gates, hidden)), ("bias", bias, (gates,)),
+                              ("lengths", lengths, (batch,))):
         if tuple(aval.shape) != shape:
             raise OpShapeError(f"{name} must have shape {shape} (gi is {gi.shape}), got {aval}")
     I.require_float("gi", gi)
     I.require_int("lengths", lengths)
-    for name, aval in (("h0", h0), ("c0", c0), ("w_hh", w_hh)):
+    for name, aval in (("h0", h0), ("c0", c0), ("w_hh", w_hh), ("bias", bias)):
         if aval.dtype != gi.dtype:
             raise OpTypeError(f"{name} must have gi's dtype {gi.dtype}, got {aval}")
     state, sequence = Aval((batch, hidden), gi.dtype), Aval((steps, batch, hidden), gi.dtype)
@@ -104,7 +105,7 @@ def activate(xp, gates, hidden):
     g -= 1.0
 
 
-def _lstm_impl(xp, gi, h0, c0, w_hh, lengths, reverse=False):
+def _lstm_impl(xp, gi, h0, c0, w_hh, bias, lengths, reverse=False):
     steps, batch, width = gi.shape
     hidden = width // 4
     out = xp.empty((steps, batch, hidden), gi.dtype)
@@ -117,6 +118,7 @@ def _lstm_impl(xp, gi, h0, c0, w_hh, lengths, reverse=False):
         h_prev[t], c_prev[t] = h, c
         product_into(xp, h_prev[t], w_t, g)
         g += gi[t]
+        g += bias
         activate(xp, g, hidden)
         gates[t] = xp.transpose(g.reshape(batch, 4, hidden), (1, 0, 2))
         i, f, cell, o = gates[t]
@@ -131,19 +133,20 @@ def _lstm_impl(xp, gi, h0, c0, w_hh, lengths, reverse=False):
     return out, xp.array(h, copy=True), xp.array(c, copy=True), gates, h_prev, c_prev
 
 
-def _lstm_bprop(gi, h0, c0, w_hh, lengths, out, dout, reverse=False, *, needed=ALL):
+def _lstm_bprop(gi, h0, c0, w_hh, bias, lengths, out, dout, reverse=False, *, needed=ALL):
     _, _, _, gates, h_prev, c_prev = out
     dgi, dh0, dc0 = lstm_recurrence_grad(w_hh, gates, c_prev, lengths, *dout, reverse=reverse)
+    dbias = F.sum(dgi, (0, 1)) if needed[4] else None
     dw_hh = None
     if needed[3]:  # every step's h_prev @ W_hh^T at once: dgates^T @ h_prev, one GEMM
         steps, batch, width = dgi.shape
         dw_hh = F.matmul(F.reshape(dgi, (steps * batch, width)),
                          F.reshape(h_prev, (steps * batch, width // 4)), transpose_a=True)
-    return dgi, dh0, dc0, dw_hh, None
+    return dgi, dh0, dc0, dw_hh, dbias, None
 
 
 # Lanes of a vmap join the batch axis B, at position `axis` of each input and output (None:
-# w_hh, shared by every lane; lanes with their own weights run one by one).
+# a weight, shared by every lane; lanes with their own weights run one by one).
 
 def _join_lanes(x, dim, axis_size, axis):
     """(L, ..., B, ...) -> (..., L * B, ...), B at `axis` of a lane."""
@@ -160,7 +163,7 @@ def _split_lanes(x, axis_size, axis):
 
 def _lanes_rule(in_axes, out_axes):
     def rule(prim, args, dims, axis_size, **attrs):
-        if dims[in_axes.index(None)] is not None:
+        if any(d is not None for d, axis in zip(dims, in_axes) if axis is None):
             lanes = [prim(*(B.lane(a, d, k) for a, d in zip(args, dims)), **attrs)
                      for k in range(axis_size)]
             return tuple(F.stack([lane[n] for lane in lanes]) for n in range(len(out_axes))), \
@@ -175,9 +178,10 @@ def _lanes_rule(in_axes, out_axes):
 
 lstm_recurrence = Primitive(
     "lstm_recurrence", infer=_lstm_infer, impl=_lstm_impl, bprop=_lstm_bprop,
-    batch=_lanes_rule((1, 0, 0, None, 0), (1, 0, 0, 2, 1, 1)),
+    batch=_lanes_rule((1, 0, 0, None, None, 0), (1, 0, 0, 2, 1, 1)),
     multiple_results=True,
-    doc="the LSTM recurrence over gi (T, B, 4H): (out, h_n, c_n, gates, h_prev, c_prev)")
+    doc="the LSTM recurrence over gi (T, B, 4H) plus bias: (out, h_n, c_n, gates, h_prev, "
+        "c_prev)")
 
 
 # ***** its gradient *****

@@ -153,10 +153,11 @@ def _lstm_inputs(name, dtype, attrs, rng):
     gi, h0, c0 = (rng.standard_normal(shape).astype(dtype) for shape in
                   ((4, 4, 12), (4, 3), (4, 3)))
     w_hh = (rng.standard_normal((12, 3)) * 0.5).astype(dtype)
+    bias = rng.standard_normal(12).astype(dtype)
     lengths = np.array([4, 2, 0, 4], np.int32)
     if name == "lstm_recurrence":
-        return [gi, h0, c0, w_hh, lengths]
-    outs = REGISTRY["lstm_recurrence"].impl(np, gi, h0, c0, w_hh, lengths, **attrs)
+        return [gi, h0, c0, w_hh, bias, lengths]
+    outs = REGISTRY["lstm_recurrence"].impl(np, gi, h0, c0, w_hh, bias, lengths, **attrs)
     cotangents = [rng.standard_normal(o.shape).astype(dtype) for o in outs]
     return [w_hh, outs[3], outs[5], lengths, *cotangents]
 

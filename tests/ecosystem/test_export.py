@@ -65,7 +65,7 @@ class TinyLSTM(nn.Cell):
 
 
 class LibraryLSTM(nn.Cell):
-    """nn.LSTM (bidirectional, 2 layers; Graph mode unrolls its time loop), then a Dense."""
+    """nn.LSTM (bidirectional, 2 layers: ONNX LSTM nodes), then a Dense."""
 
     def __init__(self):
         super().__init__()

@@ -17,9 +17,10 @@ STEPS, BATCH, HIDDEN = 4, 3, 2
 
 
 def _inputs(rng, b):
-    """gi (T, B, 4H), h0, c0 (B, H), w_hh (4H, H)."""
+    """gi (T, B, 4H), h0, c0 (B, H), w_hh (4H, H), bias (4H,)."""
     return (b.normal(rng, (STEPS, BATCH, 4 * HIDDEN)), b.normal(rng, (BATCH, HIDDEN)),
-            b.normal(rng, (BATCH, HIDDEN)), b.normal(rng, (4 * HIDDEN, HIDDEN), 0.5))
+            b.normal(rng, (BATCH, HIDDEN)), b.normal(rng, (4 * HIDDEN, HIDDEN), 0.5),
+            b.normal(rng, (4 * HIDDEN,)))
 
 
 def _recurrence(rng, b):
@@ -33,9 +34,9 @@ def _recurrence(rng, b):
 def _gradient(rng, b):
     """The gradient's inputs as lstm_recurrence's bprop passes them: its reserve (activated
     gates, c_prev) from a forward run, and a cotangent for each of its six outputs."""
-    gi, h0, c0, w_hh = _inputs(rng, b)
+    gi, h0, c0, w_hh, bias = _inputs(rng, b)
     lengths = np.array([4, 2, 0], np.int64)
-    _, _, _, gates, _, c_prev = lstm_recurrence.impl(np, gi, h0, c0, w_hh, lengths,
+    _, _, _, gates, _, c_prev = lstm_recurrence.impl(np, gi, h0, c0, w_hh, bias, lengths,
                                                      reverse=True)
     sequence, state = (STEPS, BATCH, HIDDEN), (BATCH, HIDDEN)
     cotangents = [b.normal(rng, shape) for shape in (sequence, state, state, gates.shape,

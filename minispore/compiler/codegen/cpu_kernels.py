@@ -260,20 +260,21 @@ def _sparse_ce_and_grad_kernel_call(kernel, logits, labels, dout, ignore_index, 
 # ***** the LSTM recurrence and its gradient: a GEMM and one kernel per time step *****
 
 # One step forward: `pre` (B, 4H) holds h_in @ W_hh^T; the kernel adds the input's projection
-# gi (B, 4H), writes the activated gates i, f, g, o (each its own (B, H) array: stores into
+# gi (B, 4H) and the bias (4H,), writes the activated gates i, f, g, o (each its own (B, H) array: stores into
 # four column windows of one array, or into strided views, would keep LLVM from vectorising
 # the loop, 7x slower) and the step's output and next state. A finished sequence (alive[b]
 # false) keeps its state and outputs 0.
 _LSTM_STEP_SOURCE = """
 @numba.njit(**KERNEL_FLAGS)
-def kernel(pre, gi, h_in, c_in, alive, gate_i, gate_f, gate_g, gate_o, out, h_out, c_out):
+def kernel(pre, gi, bias, h_in, c_in, alive, gate_i, gate_f, gate_g, gate_o, out, h_out,
+           c_out):
     rows, n = gate_i.shape
     for b in range(rows):
         for j in range(n):
-            i = sigmoid(pre[b, j] + gi[b, j])
-            f = sigmoid(pre[b, n + j] + gi[b, n + j])
-            g = tanh(pre[b, 2 * n + j] + gi[b, 2 * n + j])
-            o = sigmoid(pre[b, 3 * n + j] + gi[b, 3 * n + j])
+            i = sigmoid(pre[b, j] + gi[b, j] + bias[j])
+            f = sigmoid(pre[b, n + j] + gi[b, n + j] + bias[n + j])
+            g = tanh(pre[b, 2 * n + j] + gi[b, 2 * n + j] + bias[2 * n + j])
+            o = sigmoid(pre[b, 3 * n + j] + gi[b, 3 * n + j] + bias[3 * n + j])
             gate_i[b, j] = i
             gate_f[b, j] = f
             gate_g[b, j] = g
@@ -291,12 +292,12 @@ def kernel(pre, gi, h_in, c_in, alive, gate_i, gate_f, gate_g, gate_o, out, h_ou
 """
 
 
-def _lstm_call(kernel, gi, h0, c0, w_hh, lengths, reverse=False):
+def _lstm_call(kernel, gi, h0, c0, w_hh, bias, lengths, reverse=False):
     steps, batch, width = gi.shape
     hidden = width // 4
     if steps == 0 or batch == 0 or hidden == 0:
         return NotImplemented
-    gi, w_t = np.ascontiguousarray(gi), w_hh.T
+    gi, bias, w_t = np.ascontiguousarray(gi), np.ascontiguousarray(bias), w_hh.T
     out = np.empty((steps, batch, hidden), gi.dtype)
     gates = np.empty((steps, 4, batch, hidden), gi.dtype)
     h_prev, c_prev = np.empty_like(out), np.empty_like(out)
@@ -308,7 +309,7 @@ def _lstm_call(kernel, gi, h0, c0, w_hh, lengths, reverse=False):
     for k, t in enumerate(order):
         recurrence.product_into(np, h_prev[t], w_t, pre)
         last = k == steps - 1
-        kernel(pre, gi[t], h_prev[t], c_prev[t], lengths > t if masked else everyone,
+        kernel(pre, gi[t], bias, h_prev[t], c_prev[t], lengths > t if masked else everyone,
                *gates[t], out[t], h_n if last else h_prev[order[k + 1]],
                c_n if last else c_prev[order[k + 1]])
     return out, h_n, c_n, gates, h_prev, c_prev

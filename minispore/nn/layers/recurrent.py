@@ -101,14 +101,9 @@ class _RNNBase(Cell):
     # ***** the recurrence *****
 
     def _direction(self, gi, state, w_hh, b_hh, reverse, alive):
-        """Run one direction over the input projections gi (T, B, gates * H); (outputs
-        (T, B, H) in time order, final state). alive: for LSTM, the (B,) lengths; for the
-        others, per step t the (B, 1) bool of the sequences still running, or None without
-        seq_length."""
-        if self.is_lstm:  # one primitive for the whole loop (ops.recurrence)
-            out, h_n, c_n = lstm_recurrence(gi, state[0], state[1], w_hh, alive,
-                                            reverse=reverse)[:3]
-            return out, (h_n, c_n)
+        """Run one direction of RNN or GRU over the input projections gi (T, B, gates * H);
+        (outputs (T, B, H) in time order, final state). alive: per step t the (B, 1) bool of
+        the sequences still running, or None without seq_length."""
         projections = _unstack(gi)
         b_chunks = chunks(b_hh, 3) if self.mode == "GRU" and b_hh is not None else None
         outputs = [None] * len(projections)
@@ -122,6 +117,18 @@ class _RNNBase(Cell):
             outputs[t] = F.where(alive[t], new, F.zeros_like(new))
         return _stack(outputs), state
 
+    def _lstm_direction(self, x, state, weights, reverse, lengths):
+        """One direction of LSTM over x (T, B, I): one GEMM for every time step's input
+        projection, then the recurrence as one primitive (ops.recurrence), whose kernel adds
+        the biases; (outputs (T, B, H), (h_n, c_n))."""
+        seq_len, batch = x.shape[0], x.shape[1]
+        w_ih, w_hh, b_ih, b_hh = weights
+        gi = F.matmul(F.reshape(x, (seq_len * batch, x.shape[2])), w_ih, transpose_b=True)
+        bias = F.zeros((w_hh.shape[0],), x.dtype) if b_ih is None else F.add(b_ih, b_hh)
+        out, h_n, c_n = lstm_recurrence(F.reshape(gi, (seq_len, batch, gi.shape[-1])), state[0],
+                                        state[1], w_hh, bias, lengths, reverse=reverse)[:3]
+        return out, (h_n, c_n)
+
     def _layer_weights(self, index, x):
         w_ih = cast_like(self.w_ih_list[index], x)
         w_hh = cast_like(self.w_hh_list[index], x)
@@ -131,19 +138,24 @@ class _RNNBase(Cell):
 
     def _stacked(self, x, states, alive):
         """x (T, B, I) time-major; states: one initial state per (layer, direction); alive:
-        see `_direction`."""
+        see `_alive`."""
         seq_len, batch = x.shape[0], x.shape[1]
         finals = []
         for layer in range(self.num_layers):
             outs = []
             for direction in range(self.num_directions):
                 index = layer * self.num_directions + direction
-                w_ih, w_hh, b_ih, b_hh = self._layer_weights(index, x)
-                # one GEMM for every time step's input projection
-                flat = F.reshape(x, (seq_len * batch, x.shape[2]))
-                gi = input_projection(flat, w_ih, b_ih, b_hh, self.mode)
-                out, final = self._direction(F.reshape(gi, (seq_len, batch, gi.shape[-1])),
-                                             states[index], w_hh, b_hh, direction == 1, alive)
+                weights = self._layer_weights(index, x)
+                if self.is_lstm:
+                    out, final = self._lstm_direction(x, states[index], weights, direction == 1,
+                                                      alive)
+                else:  # one GEMM for every time step's input projection
+                    w_ih, w_hh, b_ih, b_hh = weights
+                    flat = F.reshape(x, (seq_len * batch, x.shape[2]))
+                    gi = input_projection(flat, w_ih, b_ih, b_hh, self.mode)
+                    out, final = self._direction(F.reshape(gi, (seq_len, batch, gi.shape[-1])),
+                                                 states[index], w_hh, b_hh, direction == 1,
+                                                 alive)
                 outs.append(out)
                 finals.append(final)
             x = outs[0] if len(outs) == 1 else F.concat(outs, 2)
@@ -180,7 +192,7 @@ class _RNNBase(Cell):
         return list(zip(*per_part)) if self.is_lstm else list(per_part[0])
 
     def _alive(self, seq_length, seq_len, batch):
-        """What `_direction` masks the steps with: for LSTM the (B,) lengths (seq_len each
+        """What the directions mask the steps with: for LSTM the (B,) lengths (seq_len each
         without seq_length); for the others, for each time step t, the (B, 1) mask
         t < seq_length (None without seq_length)."""
         if seq_length is None:
