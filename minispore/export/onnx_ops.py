@@ -224,28 +224,48 @@ def _getitem(b, node, ins, index):
     return x if x is not ins[0] else b.add("Identity", [x])
 
 
-def _lstm_recurrence(b, node, ins, reverse):
-    """ONNX's LSTM over the projected inputs gi: its input weight W is the permutation taking
-    gi's gate chunks (i, f, g, o) to ONNX's order (i, o, f, c), the recurrent weight and the
-    bias are gathered into that order. `sequence_lens` masks as the primitive does; the
-    reserve outputs (for the gradient) have no ONNX counterpart."""
-    gi, h0, c0, w_hh, bias, lengths = ins
-    hidden = node.inputs[0].shape[2] // 4
+def _onnx_recurrence(b, op_type, node, gi, states, w_hh, biases, lengths, chunks, reverse,
+                     **attrs):
+    """ONNX's RNN/GRU/LSTM over the projected inputs gi: its input weight W is the
+    permutation taking gi's gate chunks to ONNX's gate order (`chunks`: ours, in ONNX's
+    order), the recurrent weight and the biases are gathered into that order. ONNX's
+    `sequence_lens` masks as the primitives do; their reserve outputs (for the gradient) have
+    no ONNX counterpart."""
+    hidden = node.inputs[0].shape[2] // len(chunks)
     dtype = node.inputs[0].dtype
-    order = np.concatenate([np.arange(k * hidden, (k + 1) * hidden) for k in (0, 3, 1, 2)])
+    order = b.constant(np.concatenate([np.arange(k * hidden, (k + 1) * hidden)
+                                       for k in chunks]))
+    eye = np.eye(len(chunks) * hidden, dtype=dtype)
+    w = b.constant(eye[np.concatenate([np.arange(k * hidden, (k + 1) * hidden)
+                                       for k in chunks])][None], "rnn_w")
     zero_axis = b.ints([0])
-    w = b.constant(np.eye(4 * hidden, dtype=dtype)[order][None], "lstm_w")
-    r = b.add("Unsqueeze", [b.add("Gather", [w_hh, b.constant(order)], axis=0), zero_axis])
-    biases = b.add("Concat", [b.add("Gather", [bias, b.constant(order)], axis=0),
-                              b.constant(np.zeros(4 * hidden, dtype))], axis=0)
+    r = b.add("Unsqueeze", [b.add("Gather", [w_hh, order], axis=0), zero_axis])
+    bias = b.add("Concat", [b.add("Gather", [x, order], axis=0) for x in biases], axis=0)
     lengths = b.add("Cast", [lengths], to=onnx_dtype(b.onnx, np.int32))
-    y, y_h, y_c = b.add("LSTM", [gi, w, r, b.add("Unsqueeze", [biases, zero_axis]), lengths,
-                                 b.add("Unsqueeze", [h0, zero_axis]),
-                                 b.add("Unsqueeze", [c0, zero_axis])],
-                        n_outputs=3, hidden_size=hidden,
-                        direction="reverse" if reverse else "forward")
-    return [b.add("Squeeze", [y, b.ints([1])]), b.add("Squeeze", [y_h, zero_axis]),
-            b.add("Squeeze", [y_c, zero_axis]), None, None, None]
+    outs = b.add(op_type, [gi, w, r, b.add("Unsqueeze", [bias, zero_axis]), lengths,
+                           *(b.add("Unsqueeze", [s, zero_axis]) for s in states)],
+                 n_outputs=1 + len(states), hidden_size=hidden,
+                 direction="reverse" if reverse else "forward", **attrs)
+    return [b.add("Squeeze", [outs[0], b.ints([1])]),
+            *(b.add("Squeeze", [s, zero_axis]) for s in outs[1:])]
+
+
+def _lstm_recurrence(b, node, ins, reverse):
+    gi, h0, c0, w_hh, bias, lengths = ins
+    no_bias = b.constant(np.zeros(node.inputs[4].shape, node.inputs[4].dtype))
+    # ONNX's gates: i, o, f, c (ours: i, f, g, o)
+    return _onnx_recurrence(b, "LSTM", node, gi, (h0, c0), w_hh, (bias, no_bias), lengths,
+                            (0, 3, 1, 2), reverse) + [None] * 3
+
+
+def _rnn_recurrence(b, node, ins, mode, reverse):
+    gi, h0, w_hh, b_ih, b_hh, lengths = ins
+    if mode == "GRU":  # ONNX's gates: z, r, h (ours: r, z, n); n's hidden part after r
+        return _onnx_recurrence(b, "GRU", node, gi, (h0,), w_hh, (b_ih, b_hh), lengths,
+                                (1, 0, 2), reverse, linear_before_reset=1) + [None] * 2
+    return _onnx_recurrence(b, "RNN", node, gi, (h0,), w_hh, (b_ih, b_hh), lengths, (0,),
+                            reverse, activations=["Tanh" if mode == "RNN_TANH" else "Relu"]) \
+        + [None] * 2
 
 
 RULES = {**{name: _unary(op) for name, op in UNARY.items()},
@@ -259,4 +279,4 @@ RULES = {**{name: _unary(op) for name, op in UNARY.items()},
          "select": _select, "argmax": _argmax("ArgMax"), "argmin": _argmax("ArgMin"),
          "cumsum": _cumsum, "einsum": _einsum, "take_along_axis": _take_along_axis,
          "getitem": _getitem, "split_v": _split_v, "biased_softmax": _biased_softmax,
-         "lstm_recurrence": _lstm_recurrence}
+         "lstm_recurrence": _lstm_recurrence, "rnn_recurrence": _rnn_recurrence}

@@ -161,7 +161,9 @@ def _split_lanes(x, axis_size, axis):
     return F.reshape(x, shape[:axis] + (axis_size, shape[axis] // axis_size) + shape[axis + 1:])
 
 
-def _lanes_rule(in_axes, out_axes):
+def lanes_rule(in_axes: tuple, out_axes: tuple):
+    """The vmap rule of a recurrence primitive whose inputs and outputs have their batch axis
+    at `in_axes` / `out_axes` (None: a weight)."""
     def rule(prim, args, dims, axis_size, **attrs):
         if any(d is not None for d, axis in zip(dims, in_axes) if axis is None):
             lanes = [prim(*(B.lane(a, d, k) for a, d in zip(args, dims)), **attrs)
@@ -178,7 +180,7 @@ def _lanes_rule(in_axes, out_axes):
 
 lstm_recurrence = Primitive(
     "lstm_recurrence", infer=_lstm_infer, impl=_lstm_impl, bprop=_lstm_bprop,
-    batch=_lanes_rule((1, 0, 0, None, None, 0), (1, 0, 0, 2, 1, 1)),
+    batch=lanes_rule((1, 0, 0, None, None, 0), (1, 0, 0, 2, 1, 1)),
     multiple_results=True,
     doc="the LSTM recurrence over gi (T, B, 4H) plus bias: (out, h_n, c_n, gates, h_prev, "
         "c_prev)")
@@ -243,6 +245,6 @@ def _grad_bprop(w_hh, gates, c_prev, lengths, d_out, d_hn, d_cn, d_gates, d_hpre
 
 lstm_recurrence_grad = Primitive(
     "lstm_recurrence_grad", infer=_grad_infer, impl=_grad_impl, bprop=_grad_bprop,
-    batch=_lanes_rule((None, 2, 1, 0, 1, 0, 0, 2, 1, 1), (1, 0, 0)),
+    batch=lanes_rule((None, 2, 1, 0, 1, 0, 0, 2, 1, 1), (1, 0, 0)),
     multiple_results=True,
     doc="the gradients (d gi, d h0, d c0) of lstm_recurrence for the cotangents of its outputs")

@@ -145,7 +145,24 @@ KERNEL_CASES = {
     "all_finite": [dict()],
     "lstm_recurrence": [dict(reverse=False), dict(reverse=True)],
     "lstm_recurrence_grad": [dict(reverse=False), dict(reverse=True)],
+    "rnn_recurrence": [dict(mode=m, reverse=r) for m in ("RNN_TANH", "RNN_RELU", "GRU")
+                       for r in (False, True)],
+    "rnn_recurrence_grad": [dict(mode=m, reverse=r) for m in ("RNN_TANH", "RNN_RELU", "GRU")
+                            for r in (False, True)],
 }
+
+
+def _rnn_inputs(name, dtype, attrs, rng):
+    """As _lstm_inputs, for the Elman RNN and GRU recurrences."""
+    width = (3 if attrs["mode"] == "GRU" else 1) * 3
+    gi, h0, w_hh, b_ih, b_hh = (rng.standard_normal(shape).astype(dtype) for shape in
+                                ((4, 4, width), (4, 3), (width, 3), (width,), (width,)))
+    lengths = np.array([4, 2, 0, 4], np.int32)
+    if name == "rnn_recurrence":
+        return [gi, h0, w_hh, b_ih, b_hh, lengths]
+    outs = REGISTRY["rnn_recurrence"].impl(np, gi, h0, w_hh, b_ih, b_hh, lengths, **attrs)
+    cotangents = [rng.standard_normal(o.shape).astype(dtype) for o in outs]
+    return [w_hh, outs[2], outs[3], lengths, *cotangents]
 
 
 def _lstm_inputs(name, dtype, attrs, rng):
@@ -170,6 +187,8 @@ def test_every_primitive_with_a_kernel_has_cases_here():
 def _inputs(name, dtype, attrs, rng):
     if name.startswith("lstm_"):
         return _lstm_inputs(name, dtype, attrs, rng)
+    if name.startswith("rnn_"):
+        return _rnn_inputs(name, dtype, attrs, rng)
     logits = (rng.standard_normal((6, 5)) * 30).astype(dtype)
     logits[1] = [np.inf, 1, 2, 3, 4]           # an infinite logit
     logits[3] = [1e30, -1e30, 0, 5, 5]         # huge spread

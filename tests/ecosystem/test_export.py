@@ -64,16 +64,18 @@ class TinyLSTM(nn.Cell):
         return self.head(h)
 
 
-class LibraryLSTM(nn.Cell):
-    """nn.LSTM (bidirectional, 2 layers: ONNX LSTM nodes), then a Dense."""
+class LibraryRecurrent(nn.Cell):
+    """nn.LSTM, nn.GRU or nn.RNN (bidirectional, 2 layers: ONNX LSTM, GRU or RNN nodes), then
+    a Dense."""
 
-    def __init__(self):
+    def __init__(self, layer, **kwargs):
         super().__init__()
-        self.lstm = nn.LSTM(4, 6, num_layers=2, batch_first=True, bidirectional=True)
+        self.recurrent = layer(4, 6, num_layers=2, batch_first=True, bidirectional=True,
+                               **kwargs)
         self.head = nn.Dense(12, 2)
 
     def construct(self, x):
-        out, _ = self.lstm(x)
+        out, _ = self.recurrent(x)
         return self.head(out[:, -1])
 
 
@@ -83,11 +85,13 @@ class LibraryLSTM(nn.Cell):
     (DigitsCNN, (4, 1, 8, 8)),
     (EncoderBlock, (2, 6, 16)),
     (TinyLSTM, (3, 4, 3)),
-    (lambda: LibraryLSTM(), (3, 5, 4)),
+    (lambda: LibraryRecurrent(nn.LSTM), (3, 5, 4)),
+    (lambda: LibraryRecurrent(nn.GRU), (3, 5, 4)),
+    (lambda: LibraryRecurrent(nn.RNN, nonlinearity="relu"), (3, 5, 4)),
     (lambda: nn.TransformerEncoderLayer(16, 2, dim_feedforward=32, dropout=0.0,
                                         batch_first=True), (2, 6, 16)),
-], ids=["mlp", "digits-cnn", "transformer-encoder-block", "lstm", "nn-lstm",
-        "nn-transformer-encoder-layer"])
+], ids=["mlp", "digits-cnn", "transformer-encoder-block", "lstm", "nn-lstm", "nn-gru",
+        "nn-rnn-relu", "nn-transformer-encoder-layer"])
 def test_exported_network_matches_minispore(build, shape, tmp_path):
     ms.set_seed(3)
     expected, got, _ = round_trip(build(), rand(*shape), tmp_path)

@@ -315,43 +315,25 @@ def _kernel(step):
     return step.fn.fn if isinstance(step.fn, buckets._Into) else step.fn
 
 
-def test_each_gru_steps_gates_are_one_fused_kernel():
-    """Graph mode unrolls GRU: per time step, the recurrent GEMM and one kernel of the gate
-    arithmetic."""
-    net = nn.GRU(4, 8)
-    f = ms.jit(lambda x: net(x)[0])
-    f(T(_rand((5, 2, 4), 18)))
-    steps = next(iter(f.cache.values())).program.steps
-    kernels = [s for s in steps if isinstance(_kernel(s), numba_cpu.GroupStep)]
-    gates = [s for s in kernels if "sigmoid" in {n.prim.name for n in s.nodes}]
-    assert len(gates) == 5  # one per time step, all the gate arithmetic of the step
-    assert all({n.prim.name for n in s.nodes} == {"add", "mul", "sigmoid", "sub", "tanh"}
-               for s in gates)
-    # with its gradient: per step about three kernels and three GEMMs
-    grad = ms.jit(ms.grad(lambda x: ops.sum(net(x)[0] ** 2), 0, net.trainable_params()))
-    grad(T(_rand((5, 2, 4), 18)))
-    steps = next(iter(grad.cache.values())).program.steps
-    kernels = [s for s in steps if isinstance(_kernel(s), numba_cpu.GroupStep)]
-    matmuls = [s for s in steps if s.nodes and s.nodes[0].prim.name in ("matmul", "addmm")]
-    assert len(kernels) <= 3 * 5 + 3 and len(matmuls) <= 3 * 5 + 3
-
-
-def test_an_lstm_layer_is_one_recurrence_step_each_way():
-    """Graph mode runs an LSTM direction as one lstm_recurrence step (a GEMM and a numba
-    kernel per time step inside it), its gradient as one lstm_recurrence_grad step, and
-    W_hh's gradient as one GEMM over all time steps."""
-    net = nn.LSTM(4, 8)
+@pytest.mark.parametrize("layer, primitive", [(nn.LSTM, "lstm_recurrence"),
+                                              (nn.GRU, "rnn_recurrence"),
+                                              (nn.RNN, "rnn_recurrence")])
+def test_a_recurrent_layer_is_one_recurrence_step_each_way(layer, primitive):
+    """Graph mode runs a direction as one recurrence step (a GEMM and a numba kernel per time
+    step inside it), its gradient as one gradient step, and W_hh's gradient as one GEMM over
+    all time steps."""
+    net = layer(4, 8)
     x = T(_rand((5, 2, 4), 18))
     f = ms.jit(lambda x: net(x)[0])
     f(x)
     steps = next(iter(f.cache.values())).program.steps
-    recurrences = [s for s in steps if s.nodes and s.nodes[0].prim.name == "lstm_recurrence"]
+    recurrences = [s for s in steps if s.nodes and s.nodes[0].prim.name == primitive]
     assert len(recurrences) == 1 and isinstance(_kernel(recurrences[0]), numba_cpu.PrimitiveStep)
     grad = ms.jit(ms.grad(lambda x: ops.sum(net(x)[0] ** 2), 0, net.trainable_params()))
     grad(x)
     steps = next(iter(grad.cache.values())).program.steps
     names = [s.nodes[0].prim.name for s in steps if s.nodes]
-    assert names.count("lstm_recurrence_grad") == 1
+    assert names.count(primitive + "_grad") == 1
     # the input projection, its two gradients (W_ih, x) and W_hh's gradient
     assert names.count("matmul") + names.count("addmm") == 4
 

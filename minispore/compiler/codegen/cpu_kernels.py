@@ -13,7 +13,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from ...ops import recurrence
+from ...ops import recurrence, rnn_recurrence
 from ...ops import sparse_cross_entropy as cross_entropy
 from ...ops.activation import log_softmax_p, softmax_p
 from ...ops.attention import biased_softmax
@@ -375,6 +375,134 @@ def _lstm_grad_call(kernel, w_hh, gates, c_prev, lengths, d_out, d_hn, d_cn, d_g
         recurrence.add_product(np, dh, dgi[t], w_hh)
     return dgi, dh, dc
 
+# ***** the Elman RNN and GRU recurrences (ops.rnn_recurrence), as the LSTM's *****
+
+# One step forward: `hh` (B, G * H) holds h_in @ W_hh^T. RNN (G = 1): one gate, the new
+# state; GRU (G = 3): r, z, n and the hidden side of n, each its own (B, H) array (see the
+# LSTM kernel). Array tuples always hold four, so that both branches compile for either
+# mode; an RNN's are four times its one array.
+_RNN_STEP_SOURCE = """
+@numba.njit(**KERNEL_FLAGS)
+def kernel(hh, gi, b_ih, b_hh, h_in, alive, gru, relu, out, h_out, gates):
+    rows, n = out.shape
+    for b in range(rows):
+        if gru:
+            gate_r, gate_z, gate_n, gate_hn = gates
+            for j in range(n):
+                r = sigmoid(gi[b, j] + b_ih[j] + hh[b, j] + b_hh[j])
+                z = sigmoid(gi[b, n + j] + b_ih[n + j] + hh[b, n + j] + b_hh[n + j])
+                hn = hh[b, 2 * n + j] + b_hh[2 * n + j]
+                c = tanh(gi[b, 2 * n + j] + b_ih[2 * n + j] + r * hn)
+                h = c + z * (h_in[b, j] - c)
+                gate_r[b, j] = r
+                gate_z[b, j] = z
+                gate_n[b, j] = c
+                gate_hn[b, j] = hn
+                out[b, j] = h
+                h_out[b, j] = h
+        else:
+            gate = gates[0]
+            for j in range(n):
+                v = gi[b, j] + b_ih[j] + hh[b, j] + b_hh[j]
+                h = max(v, 0) if relu else tanh(v)
+                gate[b, j] = h
+                out[b, j] = h
+                h_out[b, j] = h
+        if not alive[b]:
+            for j in range(n):
+                out[b, j] = 0
+                h_out[b, j] = h_in[b, j]
+"""
+
+
+def _rnn_call(kernel, gi, h0, w_hh, b_ih, b_hh, lengths, mode="RNN_TANH", reverse=False):
+    steps, batch, _ = gi.shape
+    hidden = h0.shape[1]
+    if steps == 0 or batch == 0 or hidden == 0:
+        return NotImplemented
+    gi, b_ih, b_hh = (np.ascontiguousarray(a) for a in (gi, b_ih, b_hh))
+    out = np.empty((steps, batch, hidden), gi.dtype)
+    gates = np.empty((steps, rnn_recurrence.widths(mode)[1], batch, hidden), gi.dtype)
+    h_prev, h_n, hh = np.empty_like(out), np.empty_like(out[0]), np.empty_like(gi[0])
+    everyone = np.ones(batch, np.bool_)
+    masked = not recurrence.all_alive(np, lengths, steps)
+    order = recurrence.time_order(steps, reverse)
+    h_prev[order[0]] = h0
+    for k, t in enumerate(order):
+        recurrence.product_into(np, h_prev[t], w_hh.T, hh)
+        kernel(hh, gi[t], b_ih, b_hh, h_prev[t], lengths > t if masked else everyone,
+               mode == "GRU", mode == "RNN_RELU", out[t],
+               h_n if k == steps - 1 else h_prev[order[k + 1]], _four(gates[t]))
+    return out, h_n, gates, h_prev
+
+
+def _four(arrays):
+    """The (B, H) arrays of a step as the kernels take them: four (see _RNN_STEP_SOURCE)."""
+    return tuple(arrays) if len(arrays) == 4 else (arrays[0],) * 4
+
+
+# One step back: dh holds the gradient of the state after the step; the kernel writes the
+# gradients of the input side's and the hidden side's pre-activations (RNN: one (B, H) array
+# for both; GRU: r, z, n of the input side and n of the hidden side, four (B, H) arrays) and
+# turns dh into the gradient of the state before the step, but for d_hidden @ W_hh.
+_RNN_GRAD_SOURCE = """
+@numba.njit(**KERNEL_FLAGS)
+def kernel(gates, h_prev, alive, gru, relu, d_out, d_gates, d_hprev, dh, grads):
+    rows, n = dh.shape
+    for b in range(rows):
+        live = alive[b]
+        if gru:
+            gate_r, gate_z, gate_n, gate_hn = gates
+            dg_r, dg_z, dg_n, dg_hn = d_gates
+            d_r, d_z, d_n, d_hn = grads
+            for j in range(n):
+                r = gate_r[b, j]
+                z = gate_z[b, j]
+                c = gate_n[b, j]
+                dh_step = dh[b, j] + d_out[b, j] if live else DTYPE(0)
+                kept = DTYPE(0) if live else dh[b, j]
+                dn = (dh_step * (1 - z) + dg_n[b, j]) * (1 - c * c)
+                d_r[b, j] = (dn * gate_hn[b, j] + dg_r[b, j]) * (r * (1 - r))
+                d_z[b, j] = (dh_step * (h_prev[b, j] - c) + dg_z[b, j]) * (z * (1 - z))
+                d_n[b, j] = dn
+                d_hn[b, j] = dn * r + dg_hn[b, j]
+                dh[b, j] = dh_step * z + kept + d_hprev[b, j]
+        else:
+            gate, d_gate, d_v = gates[0], d_gates[0], grads[0]
+            for j in range(n):
+                h = gate[b, j]
+                dh_step = dh[b, j] + d_out[b, j] if live else DTYPE(0)
+                kept = DTYPE(0) if live else dh[b, j]
+                slope = (DTYPE(1) if h > 0 else DTYPE(0)) if relu else 1 - h * h
+                d_v[b, j] = (dh_step + d_gate[b, j]) * slope
+                dh[b, j] = kept + d_hprev[b, j]
+"""
+
+
+def _rnn_grad_call(kernel, w_hh, gates, h_prev, lengths, d_out, d_hn, d_gates, d_hprev,
+                   mode="RNN_TANH", reverse=False):
+    steps, kept, batch, hidden = gates.shape
+    if steps == 0 or batch == 0 or hidden == 0:
+        return NotImplemented
+    gates, h_prev, d_out, d_gates, d_hprev = (
+        np.ascontiguousarray(a) for a in (gates, h_prev, d_out, d_gates, d_hprev))
+    gru = mode == "GRU"
+    dgi = np.empty((steps, batch, rnn_recurrence.widths(mode)[0] * hidden), gates.dtype)
+    d_hidden = np.empty_like(dgi) if gru else dgi
+    step_grads = np.empty((kept, batch, hidden), gates.dtype)
+    dh = np.array(d_hn, gates.dtype, order="C")
+    everyone = np.ones(batch, np.bool_)
+    masked = not recurrence.all_alive(np, lengths, steps)
+    for t in reversed(recurrence.time_order(steps, reverse)):
+        kernel(_four(gates[t]), h_prev[t], lengths > t if masked else everyone, gru,
+               mode == "RNN_RELU", d_out[t], _four(d_gates[t]), d_hprev[t], dh,
+               _four(step_grads if gru else dgi[t][None]))
+        if gru:  # r, z and n of each side: the chunks of its (B, 3H) rows
+            dgi[t].reshape(batch, 3, hidden)[...] = step_grads[:3].transpose(1, 0, 2)
+            d_hidden[t].reshape(batch, 3, hidden)[...] = step_grads[[0, 1, 3]].transpose(1, 0, 2)
+        recurrence.add_product(np, dh, d_hidden[t], w_hh)
+    return dgi, (d_hidden if gru else dgi.copy()), dh
+
 # ***** all_finite: the overflow check over every gradient of a step, one kernel *****
 
 # x - x is 0 for a finite x and nan for inf or nan: one subtract and compare per element, an
@@ -411,4 +539,6 @@ CPU_KERNELS = {
     all_finite_p: CpuKernel(_ALL_FINITE_SOURCE, _all_finite_call),
     recurrence.lstm_recurrence: CpuKernel(_LSTM_STEP_SOURCE, _lstm_call),
     recurrence.lstm_recurrence_grad: CpuKernel(_LSTM_GRAD_SOURCE, _lstm_grad_call),
+    rnn_recurrence.rnn_recurrence: CpuKernel(_RNN_STEP_SOURCE, _rnn_call),
+    rnn_recurrence.rnn_recurrence_grad: CpuKernel(_RNN_GRAD_SOURCE, _rnn_grad_call),
 }

@@ -5,19 +5,17 @@ Parameters, as MindSpore registers them (four ParameterTuples, in this order): e
 `weight_ih_l{k}[_reverse]`, then every `weight_hh_l{k}[_reverse]`, `bias_ih_l{k}[_reverse]`,
 `bias_hh_l{k}[_reverse]`; all U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)).
 
-LSTM runs each direction of a layer as one primitive (ops.recurrence.lstm_recurrence, as
-cuDNN's and oneDNN's fused RNNs): the input projections of all time steps are one GEMM, then
-each step is one recurrent GEMM into a preallocated gates buffer and one kernel over the gates
-(Graph mode: a numba kernel; PyNative: array operations), and the backward the same in reverse
-with W_hh's gradient as one GEMM over all steps. RNN and GRU loop over the (static) sequence
-length in Python, so Graph mode traces them unrolled into one graph, each step one recurrent
-GEMM and one fused kernel of its gates (rnn_cells.step). Unrolled rather than one
-`while_loop` node, by measurement (benchmarks/lstm_unroll_vs_loop.py: 85 ms against 179 ms
-per forward and backward at T=64, B=32, hidden 256): the graph loop re-runs the forward for
-its gradient and moves each step's input and output through tensor-indexed reads and writes
-of the whole sequence. `seq_length` masks each step: past a sequence's length its state
-stays and its output is zero; the reverse direction reads each sequence backwards from its
-own end, as MindSpore's ReverseSequence does.
+Each direction of a layer runs as one primitive (ops.recurrence.lstm_recurrence for LSTM,
+ops.rnn_recurrence for RNN and GRU, as cuDNN's and oneDNN's fused RNNs): the input projections
+of all time steps are one GEMM, then each step is one recurrent GEMM into a preallocated
+buffer and one kernel over the gates (Graph mode: a numba kernel; PyNative: array
+operations), and the backward the same in reverse with W_hh's gradient as one GEMM over all
+steps. Not a graph of ops per step: unrolled, every step cost a dozen graph steps, the split
+of its gates and an accumulation of W_hh's gradient (the LSTM LM step of
+benchmarks/lstm_lm.py: 120 ms unrolled, ~106 as one primitive); nor a `while_loop`, which
+re-runs the forward for its gradient (benchmarks/lstm_unroll_vs_loop.py). `seq_length` masks
+each step: past a sequence's length its state stays and its output is zero; the reverse
+direction reads each sequence backwards from its own end, as MindSpore's ReverseSequence does.
 
     >>> import minispore as ms
     >>> lstm = ms.nn.LSTM(10, 16, num_layers=2, batch_first=True)
@@ -38,10 +36,11 @@ from ...core.tensor import Tensor
 from ...ops import functional as F
 from ...ops.array import split_v
 from ...ops.recurrence import lstm_recurrence
+from ...ops.rnn_recurrence import rnn_recurrence
 from .. import validation as V
 from ..cell import Cell
 from .basic import Dropout, make_weight
-from .rnn_cells import GATES, cast_like, chunks, input_projection, step
+from .rnn_cells import GATES, cast_like
 from ...core.hints import DTypeLike
 
 
@@ -100,34 +99,24 @@ class _RNNBase(Cell):
 
     # ***** the recurrence *****
 
-    def _direction(self, gi, state, w_hh, b_hh, reverse, alive):
-        """Run one direction of RNN or GRU over the input projections gi (T, B, gates * H);
-        (outputs (T, B, H) in time order, final state). alive: per step t the (B, 1) bool of
-        the sequences still running, or None without seq_length."""
-        projections = _unstack(gi)
-        b_chunks = chunks(b_hh, 3) if self.mode == "GRU" and b_hh is not None else None
-        outputs = [None] * len(projections)
-        order = range(len(projections) - 1, -1, -1) if reverse else range(len(projections))
-        for t in order:
-            new = step(self.mode, projections[t], state, w_hh, b_chunks)
-            if alive is None:
-                state, outputs[t] = new, new
-                continue
-            state = F.where(alive[t], new, state)
-            outputs[t] = F.where(alive[t], new, F.zeros_like(new))
-        return _stack(outputs), state
-
-    def _lstm_direction(self, x, state, weights, reverse, lengths):
-        """One direction of LSTM over x (T, B, I): one GEMM for every time step's input
-        projection, then the recurrence as one primitive (ops.recurrence), whose kernel adds
-        the biases; (outputs (T, B, H), (h_n, c_n))."""
+    def _direction(self, x, state, weights, reverse, lengths):
+        """One direction of a layer over x (T, B, I): one GEMM for every time step's input
+        projection, then the recurrence as one primitive (ops.recurrence for LSTM,
+        ops.rnn_recurrence for RNN and GRU), whose kernel adds the biases; (outputs
+        (T, B, H), final state)."""
         seq_len, batch = x.shape[0], x.shape[1]
         w_ih, w_hh, b_ih, b_hh = weights
         gi = F.matmul(F.reshape(x, (seq_len * batch, x.shape[2])), w_ih, transpose_b=True)
-        bias = F.zeros((w_hh.shape[0],), x.dtype) if b_ih is None else F.add(b_ih, b_hh)
-        out, h_n, c_n = lstm_recurrence(F.reshape(gi, (seq_len, batch, gi.shape[-1])), state[0],
-                                        state[1], w_hh, bias, lengths, reverse=reverse)[:3]
-        return out, (h_n, c_n)
+        gi = F.reshape(gi, (seq_len, batch, gi.shape[-1]))
+        if b_ih is None:
+            b_ih = b_hh = F.zeros((w_hh.shape[0],), x.dtype)
+        if self.is_lstm:
+            out, h_n, c_n = lstm_recurrence(gi, state[0], state[1], w_hh, F.add(b_ih, b_hh),
+                                            lengths, reverse=reverse)[:3]
+            return out, (h_n, c_n)
+        out, h_n = rnn_recurrence(gi, state, w_hh, b_ih, b_hh, lengths, mode=self.mode,
+                                  reverse=reverse)[:2]
+        return out, h_n
 
     def _layer_weights(self, index, x):
         w_ih = cast_like(self.w_ih_list[index], x)
@@ -136,26 +125,16 @@ class _RNNBase(Cell):
             return w_ih, w_hh, None, None
         return w_ih, w_hh, cast_like(self.b_ih_list[index], x), cast_like(self.b_hh_list[index], x)
 
-    def _stacked(self, x, states, alive):
-        """x (T, B, I) time-major; states: one initial state per (layer, direction); alive:
-        see `_alive`."""
-        seq_len, batch = x.shape[0], x.shape[1]
+    def _stacked(self, x, states, lengths):
+        """x (T, B, I) time-major; states: one initial state per (layer, direction); lengths:
+        (B,) steps of each sequence."""
         finals = []
         for layer in range(self.num_layers):
             outs = []
             for direction in range(self.num_directions):
                 index = layer * self.num_directions + direction
-                weights = self._layer_weights(index, x)
-                if self.is_lstm:
-                    out, final = self._lstm_direction(x, states[index], weights, direction == 1,
-                                                      alive)
-                else:  # one GEMM for every time step's input projection
-                    w_ih, w_hh, b_ih, b_hh = weights
-                    flat = F.reshape(x, (seq_len * batch, x.shape[2]))
-                    gi = input_projection(flat, w_ih, b_ih, b_hh, self.mode)
-                    out, final = self._direction(F.reshape(gi, (seq_len, batch, gi.shape[-1])),
-                                                 states[index], w_hh, b_hh, direction == 1,
-                                                 alive)
+                out, final = self._direction(x, states[index], self._layer_weights(index, x),
+                                             direction == 1, lengths)
                 outs.append(out)
                 finals.append(final)
             x = outs[0] if len(outs) == 1 else F.concat(outs, 2)
@@ -191,12 +170,10 @@ class _RNNBase(Cell):
         per_part = [_unstack(h) for h in parts]
         return list(zip(*per_part)) if self.is_lstm else list(per_part[0])
 
-    def _alive(self, seq_length, seq_len, batch):
-        """What the directions mask the steps with: for LSTM the (B,) lengths (seq_len each
-        without seq_length); for the others, for each time step t, the (B, 1) mask
-        t < seq_length (None without seq_length)."""
+    def _lengths(self, seq_length, seq_len, batch):
+        """The (B,) steps of each sequence: seq_length, or seq_len each without it."""
         if seq_length is None:
-            return Tensor(np.full(batch, seq_len, np.int32)) if self.is_lstm else None
+            return Tensor(np.full(batch, seq_len, np.int32))
         owner = type(self).__name__
         if not isinstance(seq_length, Tensor):
             raise TypeError(f"{owner}: seq_length must be a Tensor, got "
@@ -206,10 +183,7 @@ class _RNNBase(Cell):
         if tuple(seq_length.shape) != (batch,):
             raise V.input_error(owner, seq_length, f"seq_length of shape {seq_length.shape} is "
                                 f"not (batch_size,) = ({batch},)")
-        if self.is_lstm:
-            return seq_length
-        lengths = F.reshape(seq_length, (batch, 1))
-        return [F.less(Tensor(np.array(t, np.int64)), lengths) for t in range(seq_len)]
+        return seq_length
 
     def construct(self, x, hx=None, seq_length=None):
         owner = type(self).__name__
@@ -225,7 +199,7 @@ class _RNNBase(Cell):
             x = F.transpose(x, (1, 0, 2))
         seq_len, batch = x.shape[0], x.shape[1]
         states = self._initial_states(hx, x, batch)
-        out, finals = self._stacked(x, states, self._alive(seq_length, seq_len, batch))
+        out, finals = self._stacked(x, states, self._lengths(seq_length, seq_len, batch))
         if self.batch_first:
             out = F.transpose(out, (1, 0, 2))
         if self.is_lstm:
