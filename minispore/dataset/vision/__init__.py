@@ -21,6 +21,23 @@ from .color import (  # noqa: F401
                     RandomGrayscale,
                     Rescale,
 )
+from .enhance import (  # noqa: F401
+                    AdjustSharpness,
+                    AutoContrast,
+                    Equalize,
+                    GaussianBlur,
+                    Posterize,
+                    RandomAdjustSharpness,
+                    RandomAutoContrast,
+                    RandomColor,
+                    RandomEqualize,
+                    RandomInvert,
+                    RandomLighting,
+                    RandomPosterize,
+                    RandomSharpness,
+                    RandomSolarize,
+                    Solarize,
+)
 from .conversion import Decode, ToNumpy, ToPIL, ToTensor, ToType  # noqa: F401
 from .geometry import (  # noqa: F401
                     HWC2CHW,
