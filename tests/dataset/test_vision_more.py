@@ -214,3 +214,115 @@ def test_random_lighting_adds_the_alexnet_pca_offset():
     assert all(o.dtype == np.uint8 for o in lit) and len({o.tobytes() for o in lit}) == 6
     with pytest.raises(RuntimeError, match="RGB"):
         vision.RandomLighting()(IMAGE[..., 0])
+
+
+# ----- affine and perspective warps -----
+
+def nearest_warp(image, forward, fill=0):
+    """Output pixel (x, y) takes the source pixel nearest to forward^-1 (x, y), or `fill`."""
+    h, w = image.shape[:2]
+    ys, xs = np.mgrid[0:h, 0:w]
+    source = np.linalg.inv(forward) @ np.stack([xs.ravel(), ys.ravel(), np.ones(h * w)])
+    sx, sy = source[0] / source[2], source[1] / source[2]
+    col, row = np.floor(sx + 0.5).astype(int), np.floor(sy + 0.5).astype(int)
+    inside = (col >= 0) & (col < w) & (row >= 0) & (row < h)
+    out = np.full((h * w,) + image.shape[2:], fill, image.dtype)
+    out[inside] = image[row[inside], col[inside]]
+    return out.reshape(image.shape)
+
+
+def mindspore_affine(h, w, degrees, translate, scale, shear):
+    """MindSpore's affine matrix as a product: T * C * s R(a) SHy(sy) SHx(sx) * C^-1, angles
+    in degrees (the y shear's sign flipped), translate in fractions of the size."""
+    a, sx, sy = np.radians(degrees), np.radians(shear[0]), np.radians(-shear[1])
+    rotate = np.array([[np.cos(a), -np.sin(a), 0], [np.sin(a), np.cos(a), 0], [0, 0, 1]])
+    shear_y = np.array([[1, 0, 0], [np.tan(sy), 1, 0], [0, 0, 1]])
+    shear_x = np.array([[1, -np.tan(sx), 0], [0, 1, 0], [0, 0, 1]])
+    rss = np.diag([scale, scale, 1]) @ rotate @ shear_y @ shear_x
+    center = np.array([[1, 0, (w - 1) / 2], [0, 1, (h - 1) / 2], [0, 0, 1]])
+    shift = np.array([[1, 0, translate[0] * w], [0, 1, translate[1] * h], [0, 0, 1]])
+    return shift @ center @ rss @ np.linalg.inv(center)
+
+
+def test_affine_quarter_turns_shifts_and_a_nearest_reference():
+    square = IMAGE[:, :9]
+    np.testing.assert_array_equal(vision.Affine(90, (0, 0), 1.0, 0)(square), np.rot90(square, -1))
+    np.testing.assert_array_equal(vision.Affine(-90, (0, 0), 1.0, 0)(square), np.rot90(square))
+    shifted = vision.Affine(0, (0.25, -1 / 9), 1.0, 0, fill_value=(1, 2, 3))(IMAGE)
+    np.testing.assert_array_equal(shifted[:-1, 3:], IMAGE[1:, :-3])  # 3 right, 1 up
+    assert (shifted[:, :3] == [1, 2, 3]).all() and (shifted[-1] == [1, 2, 3]).all()
+    for params in [(17.0, (0.1, -0.05), 1.3, (10.0, 0.0)), (-33.0, (0.0, 0.1), 0.8, (5.0, 12.0)),
+                   (0.0, (0.0, 0.0), 1.0, (0.0, 20.0))]:
+        forward = mindspore_affine(9, 12, *params)
+        np.testing.assert_allclose(vision.warps.affine_matrix(9, 12, *params), forward,
+                                   atol=1e-12)
+        got = vision.Affine(*params, resample=vision.Inter.NEAREST)(IMAGE)
+        want = nearest_warp(IMAGE, forward)
+        assert (got != want).any(axis=-1).mean() < 0.02, params  # ties at .5 may round apart
+    pil = vision.Affine(10, (0, 0), 1.0, 0)(Image.fromarray(IMAGE))
+    assert isinstance(pil, Image.Image)
+    smooth = vision.Affine(10, (0, 0), 1.0, 0, resample=vision.Inter.BILINEAR)(IMAGE)
+    assert smooth.shape == IMAGE.shape and smooth.dtype == np.uint8
+    with pytest.raises(ValueError, match="scale"):
+        vision.Affine(0, (0, 0), 0, 0)
+
+
+def test_random_affine_draws_its_parameters_per_image():
+    square = IMAGE[:, :9]
+    np.testing.assert_array_equal(vision.RandomAffine((90, 90))(square), np.rot90(square, -1))
+    shifts = draws(vision.RandomAffine(0, translate=(-0.25, 0.25)), IMAGE, 30)
+    seen = set()
+    for out in shifts:  # whole-pixel shifts along x only: a column window of the image
+        for dx in range(-3, 4):
+            if np.array_equal(out, vision.Affine(0, (dx / 12, 0), 1.0, 0)(IMAGE)):
+                seen.add(dx)
+                break
+        else:
+            dxs = [np.array_equal(out[:, 4:8], IMAGE[:, 4 - d:8 - d]) for d in range(-3, 4)]
+            assert any(dxs), "not a horizontal shift"
+    assert len(seen) >= 3
+    op = vision.RandomAffine(20, translate=(-0.1, 0.1, -0.1, 0.1), scale=(0.8, 1.2),
+                             shear=(-5, 5, -5, 5))
+    warped = assert_repeatable_in_pipeline(op)
+    assert len({w.tobytes() for w in warped}) == 6
+    with pytest.raises(ValueError, match="translate"):
+        vision.RandomAffine(0, translate=(0.5, 2.0))
+
+
+def test_perspective_maps_the_start_quadrilateral_onto_the_end_one():
+    h, w = IMAGE.shape[:2]
+    corners = [[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]
+    np.testing.assert_array_equal(vision.Perspective(corners, corners, vision.Inter.NEAREST)(
+        IMAGE), IMAGE)
+    inner = [[2, 1], [w - 2, 0], [w - 1, h - 3], [1, h - 2]]
+    got = vision.Perspective(corners, inner, vision.Inter.NEAREST)(IMAGE)
+    # the homography from the 8 equations u (g x + h y + 1) = a x + b y + c, v likewise
+    rows, rhs = [], []
+    for (x, y), (u, v) in zip(corners, inner):
+        rows += [[x, y, 1, 0, 0, 0, -u * x, -u * y], [0, 0, 0, x, y, 1, -v * x, -v * y]]
+        rhs += [u, v]
+    forward = np.append(np.linalg.solve(rows, rhs), 1).reshape(3, 3)
+    for (x, y), (u, v) in zip(corners, inner):
+        mapped = forward @ [x, y, 1]
+        np.testing.assert_allclose(mapped[:2] / mapped[2], [u, v], atol=1e-9)
+    want = nearest_warp(IMAGE, forward)
+    assert (got != want).any(axis=-1).mean() < 0.02
+    assert (got[0, 0] == 0).all()  # outside the warped quadrilateral
+    with pytest.raises(TypeError, match="four"):
+        vision.Perspective(corners[:3], inner[:3])
+
+
+def test_random_perspective():
+    np.testing.assert_array_equal(vision.RandomPerspective(prob=0.0)(IMAGE), IMAGE)
+    np.testing.assert_array_equal(
+        vision.RandomPerspective(0.0, prob=1.0, interpolation=vision.Inter.NEAREST)(IMAGE), IMAGE)
+    outputs = assert_repeatable_in_pipeline(vision.RandomPerspective(0.6, prob=1.0))
+    assert len({o.tobytes() for o in outputs}) == 6
+    assert all(o.shape == IMAGE.shape for o in outputs)
+    ds.config.set_seed(1)
+    op = vision.RandomPerspective(0.5)
+    for _ in range(20):
+        end = op._end_points(9, 12)
+        xs, ys = [p[0] for p in end], [p[1] for p in end]
+        assert 0 <= min(xs) and max(xs) <= 11 and 0 <= min(ys) and max(ys) <= 8
+        assert xs[0] <= 3 and xs[1] >= 11 - 3 - 1 and ys[2] >= 8 - 2 - 1 and ys[0] <= 2

@@ -55,5 +55,6 @@ from .geometry import (  # noqa: F401
                     Rotate,
                     VerticalFlip,
 )
+from .warps import Affine, Perspective, RandomAffine, RandomPerspective  # noqa: F401
 from .mixing import CutMixBatch, CutOut, MixUp, MixUpBatch, RandomErasing  # noqa: F401
 from .utils import AutoAugmentPolicy, Border, ImageBatchFormat, Inter  # noqa: F401
