@@ -326,3 +326,74 @@ def test_random_perspective():
         xs, ys = [p[0] for p in end], [p[1] for p in end]
         assert 0 <= min(xs) and max(xs) <= 11 and 0 <= min(ys) and max(ys) <= 8
         assert xs[0] <= 3 and xs[1] >= 11 - 3 - 1 and ys[2] >= 8 - 2 - 1 and ys[0] <= 2
+
+
+# ----- crops, padding, erasing, random resize -----
+
+def test_erase_fills_the_box():
+    out = vision.Erase(2, 3, 4, 5, value=(1, 2, 3))(IMAGE)
+    want = IMAGE.copy()
+    want[2:6, 3:8] = [1, 2, 3]
+    np.testing.assert_array_equal(out, want)
+    assert not np.array_equal(IMAGE, out)  # a copy by default
+    target = IMAGE.astype(np.float32)
+    same = vision.Erase(0, 0, 2, 2, value=0.5, inplace=True)(target)
+    assert same is target and (target[:2, :2] == 0.5).all() and (target[2:] == IMAGE[2:]).all()
+    clipped = vision.Erase(7, 10, 10, 10)(IMAGE)  # a box past the edge stops at it
+    assert (clipped[7:, 10:] == 0).all() and (clipped[:7] == IMAGE[:7]).all()
+
+
+def test_five_and_ten_crop_match_slicing():
+    crops = vision.FiveCrop((4, 5))(IMAGE)
+    want = [IMAGE[:4, :5], IMAGE[:4, 7:], IMAGE[5:, :5], IMAGE[5:, 7:], IMAGE[2:6, 4:9]]
+    assert len(crops) == 5
+    for got, expected in zip(crops, want):
+        np.testing.assert_array_equal(got, expected)
+    ten = vision.TenCrop((4, 5))(IMAGE)
+    flipped = IMAGE[:, ::-1]
+    mirrored = [flipped[:4, :5], flipped[:4, 7:], flipped[5:, :5], flipped[5:, 7:],
+                flipped[2:6, 4:9]]
+    for got, expected in zip(ten, want + mirrored):
+        np.testing.assert_array_equal(got, expected)
+    vertical = vision.TenCrop(3, use_vertical_flip=True)(IMAGE)
+    np.testing.assert_array_equal(vertical[5], IMAGE[::-1][:3, :3])
+    pil_crops = vision.FiveCrop(3)(Image.fromarray(IMAGE))
+    assert all(isinstance(c, Image.Image) and c.size == (3, 3) for c in pil_crops)
+    stacked = ds.transforms.Compose([vision.FiveCrop(3), lambda *c: np.stack(c)])(IMAGE)
+    assert stacked.shape == (5, 3, 3, 3)
+    with pytest.raises(ValueError, match="larger"):
+        vision.FiveCrop(10)(IMAGE)
+
+
+def test_slice_patches_pads_or_drops_the_remainder():
+    padded = vision.SlicePatches(2, 5, fill_value=9)(IMAGE)  # 9x12 -> 10x15, patches 5x3
+    assert len(padded) == 10 and all(p.shape == (5, 3, 3) for p in padded)
+    full = np.full((10, 15, 3), 9, np.uint8)
+    full[:9, :12] = IMAGE
+    np.testing.assert_array_equal(np.concatenate([np.concatenate(padded[i * 5:(i + 1) * 5], 1)
+                                                  for i in range(2)], 0), full)
+    dropped = vision.SlicePatches(2, 5, vision.SliceMode.DROP)(IMAGE)  # patches 4x2
+    np.testing.assert_array_equal(dropped[6], IMAGE[4:8, 2:4])
+    assert vision.SlicePatches()(IMAGE)[0].shape == IMAGE.shape
+
+
+def test_pad_to_size():
+    centered = vision.PadToSize((12, 15), fill_value=(4, 5, 6))(IMAGE)
+    want = np.stack([np.pad(IMAGE[..., c], ((1, 2), (1, 2)), constant_values=v)
+                     for c, v in enumerate((4, 5, 6))], axis=-1)
+    np.testing.assert_array_equal(centered, want)
+    placed = vision.PadToSize(14, offset=(0, 2), padding_mode=vision.Border.REFLECT)(IMAGE)
+    np.testing.assert_array_equal(placed, np.pad(IMAGE, ((0, 5), (2, 0), (0, 0)), "reflect"))
+    with pytest.raises(ValueError, match="does not fit"):
+        vision.PadToSize((5, 20))(IMAGE)
+
+
+def test_random_resize_draws_the_interpolation():
+    expected = {mode: vision.Resize((5, 7), mode)(IMAGE).tobytes() for mode in
+                (vision.Inter.LINEAR, vision.Inter.NEAREST, vision.Inter.BICUBIC,
+                 vision.Inter.AREA)}
+    outputs = draws(vision.RandomResize((5, 7)), IMAGE, 40)
+    assert {o.tobytes() for o in outputs} == set(expected.values())
+    assert vision.RandomResize(4)(IMAGE).shape == (4, 5, 3)
+    resized = assert_repeatable_in_pipeline(vision.RandomResize((5, 7)))
+    assert all(r.shape == (5, 7, 3) for r in resized)

@@ -21,6 +21,15 @@ from .color import (  # noqa: F401
                     RandomGrayscale,
                     Rescale,
 )
+from .crops import (  # noqa: F401
+                    Erase,
+                    FiveCrop,
+                    PadToSize,
+                    RandomResize,
+                    SliceMode,
+                    SlicePatches,
+                    TenCrop,
+)
 from .enhance import (  # noqa: F401
                     AdjustSharpness,
                     AutoContrast,
