@@ -397,3 +397,76 @@ def test_random_resize_draws_the_interpolation():
     assert vision.RandomResize(4)(IMAGE).shape == (4, 5, 3)
     resized = assert_repeatable_in_pipeline(vision.RandomResize((5, 7)))
     assert all(r.shape == (5, 7, 3) for r in resized)
+
+
+# ----- color spaces and layouts -----
+
+def test_rgb_hsv_round_trip_matches_colorsys():
+    import colorsys
+    rgb = np.concatenate([RNG.random((5, 4, 3)), [[[0.2, 0.2, 0.2], [0, 0, 0], [1, 0, 0],
+                                                   [0.3, 0.9, 0.3]]]]).astype(np.float32)
+    hsv = vision.RgbToHsv(is_hwc=True)(rgb)
+    assert hsv.dtype == np.float32
+    want = np.array([[colorsys.rgb_to_hsv(*p) for p in row] for row in rgb.astype(np.float64)])
+    np.testing.assert_allclose(hsv, want, atol=1e-6)
+    back = vision.HsvToRgb(is_hwc=True)(want)
+    np.testing.assert_allclose(back, [[colorsys.hsv_to_rgb(*p) for p in row] for row in want],
+                               atol=1e-12)
+    np.testing.assert_allclose(back, rgb, atol=1e-6)
+    chw = vision.RgbToHsv()(rgb.transpose(2, 0, 1))  # CHW by default
+    np.testing.assert_allclose(chw, hsv.transpose(2, 0, 1), atol=1e-7)
+    batch = vision.HsvToRgb()(np.stack([want.transpose(2, 0, 1)] * 2))  # NCHW
+    np.testing.assert_allclose(batch[1], rgb.transpose(2, 0, 1), atol=1e-6)
+    with pytest.raises(RuntimeError, match="3-channel CHW"):
+        vision.RgbToHsv()(rgb)
+
+
+def test_convert_color_reorders_adds_alpha_and_makes_opencv_gray():
+    modes = vision.ConvertMode
+    bgr = IMAGE[..., ::-1]
+    np.testing.assert_array_equal(vision.ConvertColor(modes.COLOR_RGB2BGR)(IMAGE), bgr)
+    rgba = vision.ConvertColor(modes.COLOR_RGB2RGBA)(IMAGE)
+    assert rgba.shape == (9, 12, 4) and (rgba[..., 3] == 255).all()
+    np.testing.assert_array_equal(vision.ConvertColor(modes.COLOR_RGBA2BGR)(rgba), bgr)
+    np.testing.assert_array_equal(vision.ConvertColor(modes.COLOR_BGRA2RGBA)(rgba)[..., :3], bgr)
+    gray = vision.ConvertColor(modes.COLOR_RGB2GRAY)(IMAGE)
+    r, g, b = (IMAGE[..., i].astype(np.int64) for i in range(3))
+    np.testing.assert_array_equal(gray, (4899 * r + 9617 * g + 1868 * b + 8192) >> 14)
+    assert np.abs(gray - (0.299 * r + 0.587 * g + 0.114 * b)).max() <= 0.51
+    np.testing.assert_array_equal(vision.ConvertColor(modes.COLOR_BGR2GRAY)(bgr), gray)
+    np.testing.assert_array_equal(vision.ConvertColor(modes.COLOR_RGBA2GRAY)(rgba), gray)
+    three = vision.ConvertColor(modes.COLOR_GRAY2RGB)(gray)
+    assert three.shape == (9, 12, 3) and (three == gray[..., None]).all()
+    floats = vision.ConvertColor(modes.COLOR_GRAY2BGRA)(gray[..., None].astype(np.float32) / 255)
+    assert floats.dtype == np.float32 and (floats[..., 3] == 1.0).all()
+    with pytest.raises(RuntimeError, match="4 channels"):
+        vision.ConvertColor(modes.COLOR_RGBA2RGB)(IMAGE)
+
+
+def test_linear_transformation_and_normalize_pad():
+    chw = vision.ToTensor()(IMAGE[:3, :4])  # 3 x 3 x 4 = 36 values
+    matrix, mean = RNG.standard_normal((36, 36)), RNG.random(36)
+    got = vision.LinearTransformation(matrix, mean)(chw)
+    np.testing.assert_allclose(got, ((chw.ravel() - mean) @ matrix).reshape(chw.shape), rtol=1e-6)
+    with pytest.raises(RuntimeError, match="36"):
+        vision.LinearTransformation(matrix, mean)(IMAGE)
+    mean3, std3 = [120.0, 110.0, 100.0], [50.0, 60.0, 70.0]
+    padded = vision.NormalizePad(mean3, std3)(IMAGE)
+    assert padded.shape == (9, 12, 4) and padded.dtype == np.float32
+    np.testing.assert_allclose(padded[..., :3], (IMAGE - np.array(mean3)) / np.array(std3),
+                               rtol=1e-5)
+    assert (padded[..., 3] == 0).all()
+    half = vision.NormalizePad(mean3, std3, "float16", is_hwc=False)(IMAGE.transpose(2, 0, 1))
+    assert half.shape == (4, 9, 12) and half.dtype == np.float16 and (half[3] == 0).all()
+    out = pipeline(vision.NormalizePad(mean3, std3), np.stack([IMAGE] * 2))
+    np.testing.assert_array_equal(out[0], padded)
+
+
+def test_image_queries():
+    assert vision.get_image_num_channels(IMAGE) == 3
+    assert vision.get_image_num_channels(IMAGE[..., 0]) == 1
+    assert vision.get_image_num_channels(Image.fromarray(IMAGE).convert("RGBA")) == 4
+    assert vision.get_image_size(IMAGE) == [9, 12]
+    assert vision.get_image_size(Image.fromarray(IMAGE)) == [9, 12]
+    with pytest.raises(RuntimeError, match="expected an image"):
+        vision.get_image_size(np.zeros(3))

@@ -47,6 +47,16 @@ from .enhance import (  # noqa: F401
                     RandomSolarize,
                     Solarize,
 )
+from .colorspace import (  # noqa: F401
+                    ConvertColor,
+                    ConvertMode,
+                    HsvToRgb,
+                    LinearTransformation,
+                    NormalizePad,
+                    RgbToHsv,
+                    get_image_num_channels,
+                    get_image_size,
+)
 from .conversion import Decode, ToNumpy, ToPIL, ToTensor, ToType  # noqa: F401
 from .geometry import (  # noqa: F401
                     HWC2CHW,
