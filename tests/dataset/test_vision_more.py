@@ -470,3 +470,66 @@ def test_image_queries():
     assert vision.get_image_size(Image.fromarray(IMAGE)) == [9, 12]
     with pytest.raises(RuntimeError, match="expected an image"):
         vision.get_image_size(np.zeros(3))
+
+
+# ----- image files -----
+
+def test_read_and_write_files(tmp_path):
+    raw = RNG.integers(0, 256, 100, dtype=np.uint8)
+    path = tmp_path / "raw.bin"
+    vision.write_file(str(path), raw)
+    np.testing.assert_array_equal(vision.read_file(str(path)), raw)
+    assert path.read_bytes() == raw.tobytes()
+    with pytest.raises(RuntimeError, match="1-D uint8"):
+        vision.write_file(str(path), IMAGE)
+    with pytest.raises(RuntimeError, match="does not exist"):
+        vision.read_file(str(tmp_path / "missing"))
+    with pytest.raises(TypeError, match="str"):
+        vision.read_file(3)
+
+
+def test_png_round_trips_exactly_and_read_image_modes(tmp_path):
+    path = str(tmp_path / "image.png")
+    vision.write_png(path, IMAGE)
+    np.testing.assert_array_equal(vision.read_image(path), IMAGE)
+    np.testing.assert_array_equal(np.asarray(Image.open(path)), IMAGE)  # Pillow reads it back
+    gray = vision.read_image(path, vision.ImageReadMode.GRAYSCALE)
+    assert gray.shape == (9, 12, 1)
+    np.testing.assert_array_equal(gray[..., 0], np.asarray(Image.fromarray(IMAGE).convert("L")))
+    vision.write_png(path, IMAGE[..., :1], compression_level=9)
+    assert vision.read_image(path).shape == (9, 12, 1)
+    color = vision.read_image(path, vision.ImageReadMode.COLOR)
+    assert color.shape == (9, 12, 3) and (color == IMAGE[..., :1]).all()
+    rgba = str(tmp_path / "rgba.png")
+    Image.fromarray(np.dstack([IMAGE, IMAGE[..., :1]])).save(rgba)
+    assert vision.read_image(rgba).shape == (9, 12, 4)
+    assert vision.read_image(rgba, vision.ImageReadMode.COLOR).shape == (9, 12, 3)
+    encoded = vision.encode_png(IMAGE, compression_level=0)
+    np.testing.assert_array_equal(vision.Decode()(encoded), IMAGE)
+    flat = np.zeros((64, 64, 3), np.uint8)
+    assert len(vision.encode_png(flat, 9)) < len(vision.encode_png(flat, 0))
+    bad = tmp_path / "bad.png"
+    bad.write_bytes(b"not an image")
+    with pytest.raises(RuntimeError, match="cannot decode"):
+        vision.read_image(str(bad))
+
+
+def test_jpeg_encoding_matches_pillow_and_quality_matters(tmp_path):
+    import io
+    smooth = np.clip(vision.GaussianBlur(7, 3.0)(np.kron(IMAGE, np.ones((4, 4, 1), np.uint8))),
+                     0, 255)
+    encoded = vision.encode_jpeg(smooth, quality=90)
+    buffer = io.BytesIO()
+    Image.fromarray(smooth).save(buffer, "JPEG", quality=90)
+    assert encoded.tobytes() == buffer.getvalue()
+    decoded = vision.Decode()(encoded)
+    assert np.abs(decoded.astype(int) - smooth).mean() < 6
+    assert len(vision.encode_jpeg(smooth, quality=10)) < len(encoded)
+    path = str(tmp_path / "image.jpg")
+    vision.write_jpeg(path, smooth, 90)
+    np.testing.assert_array_equal(vision.read_image(path), decoded)
+    assert vision.encode_jpeg(smooth[..., 0])[:2].tolist() == [0xFF, 0xD8]
+    with pytest.raises(ValueError, match="quality"):
+        vision.encode_jpeg(smooth, 0)
+    with pytest.raises(RuntimeError, match="uint8"):
+        vision.encode_jpeg(smooth.astype(np.float32))

@@ -75,5 +75,15 @@ from .geometry import (  # noqa: F401
                     VerticalFlip,
 )
 from .warps import Affine, Perspective, RandomAffine, RandomPerspective  # noqa: F401
+from .image_io import (  # noqa: F401
+                    ImageReadMode,
+                    encode_jpeg,
+                    encode_png,
+                    read_file,
+                    read_image,
+                    write_file,
+                    write_jpeg,
+                    write_png,
+)
 from .mixing import CutMixBatch, CutOut, MixUp, MixUpBatch, RandomErasing  # noqa: F401
 from .utils import AutoAugmentPolicy, Border, ImageBatchFormat, Inter  # noqa: F401
