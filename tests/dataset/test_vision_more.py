@@ -533,3 +533,109 @@ def test_jpeg_encoding_matches_pillow_and_quality_matters(tmp_path):
         vision.encode_jpeg(smooth, 0)
     with pytest.raises(RuntimeError, match="uint8"):
         vision.encode_jpeg(smooth.astype(np.float32))
+
+
+# ----- RandAugment, TrivialAugmentWide, UniformAugment, RandomSelectSubpolicy -----
+
+def candidates(space, bins, image):
+    """Every image one operation of `space` can give: each bin, each sign where signed."""
+    from minispore.dataset.vision.randaugment import _OPS
+    pil = Image.fromarray(image)
+    out = {}
+    for name, (values, signed) in space.items():
+        for magnitude in {float(v) for v in values[bins]}:
+            for sign in ((1, -1) if signed else (1,)):
+                result = _OPS[name](pil, sign * magnitude, Image.Resampling.NEAREST, (0, 0, 0))
+                out.setdefault(np.asarray(result).tobytes(), name)
+    return out
+
+
+def test_rand_augment_space_matches_torchvision_values():
+    from minispore.dataset.vision.randaugment import rand_augment_space, trivial_augment_space
+    space = rand_augment_space(31, 9, 12)
+    assert len(space) == 14
+    assert space["Posterize"][0][9] == 7 and space["Posterize"][0][30] == 4
+    assert space["Solarize"][0][9] == pytest.approx(255 - 9 * 8.5)
+    assert space["ShearX"][0][9] == pytest.approx(0.09) and space["Rotate"][0][9] == 9.0
+    assert space["TranslateX"][0][30] == pytest.approx(150 / 331 * 12)
+    wide = trivial_augment_space(31)
+    assert wide["Rotate"][0][-1] == 135.0 and wide["Posterize"][0][-1] == 2
+    assert wide["TranslateY"][0][-1] == 32.0
+
+
+def test_translations_are_in_pixels():
+    from minispore.dataset.vision.randaugment import _OPS
+    pil = Image.fromarray(IMAGE)
+    right = np.asarray(_OPS["TranslateX"](pil, 3.7, Image.Resampling.NEAREST, (1, 2, 3)))
+    np.testing.assert_array_equal(right[:, 3:], IMAGE[:, :-3])
+    assert (right[:, :3] == [1, 2, 3]).all()
+    up = np.asarray(_OPS["TranslateY"](pil, -2, Image.Resampling.NEAREST, (0, 0, 0)))
+    np.testing.assert_array_equal(up[:-2], IMAGE[2:])
+
+
+def test_rand_augment_applies_one_of_its_operations_at_the_magnitude():
+    from minispore.dataset.vision.randaugment import rand_augment_space
+    np.testing.assert_array_equal(vision.RandAugment(num_ops=0)(IMAGE), IMAGE)
+    possible = candidates(rand_augment_space(31, 9, 12), [9], IMAGE)
+    seen = set()
+    for out in draws(vision.RandAugment(num_ops=1, magnitude=9), IMAGE, 60):
+        assert out.tobytes() in possible
+        seen.add(possible[out.tobytes()])
+    assert len(seen) >= 8
+    twice = assert_repeatable_in_pipeline(vision.RandAugment(fill_value=(5, 5, 5)))
+    assert all(t.shape == IMAGE.shape and t.dtype == np.uint8 for t in twice)
+    with pytest.raises(ValueError, match="below num_magnitude_bins"):
+        vision.RandAugment(magnitude=31)
+    with pytest.raises(RuntimeError, match="RGB uint8"):
+        vision.RandAugment()(IMAGE[..., 0])
+
+
+def test_trivial_augment_draws_an_operation_and_a_bin():
+    from minispore.dataset.vision.randaugment import trivial_augment_space
+    bins = 5
+    possible = candidates(trivial_augment_space(bins), list(range(bins)), IMAGE)
+    outputs = draws(vision.TrivialAugmentWide(bins), IMAGE, 60)
+    assert all(o.tobytes() in possible for o in outputs)
+    assert len({possible[o.tobytes()] for o in outputs}) >= 8
+    assert len({o.tobytes() for o in outputs}) >= 20
+    assert_repeatable_in_pipeline(vision.TrivialAugmentWide())
+
+
+def test_uniform_augment_runs_a_random_subset():
+    ops = [lambda x: x + 1, lambda x: x * 10, lambda x: -x]
+    op = vision.UniformAugment(ops, num_ops=2)
+    results = [int(r) for r in draws(op, np.array(2), 300)]
+    # any ordered pair of distinct ops, each run or not
+    possible = {2}
+    for i in range(3):
+        for j in range(3):
+            if i != j:
+                for first in (False, True):
+                    for second in (False, True):
+                        value = 2
+                        value = ops[i](value) if first else value
+                        value = ops[j](value) if second else value
+                        possible.add(value)
+    assert set(results) <= possible and len(set(results)) >= 8
+    untouched = sum(r == 2 for r in results) / len(results)
+    assert 0.15 < untouched < 0.35  # both skipped: 1/4
+    images = assert_repeatable_in_pipeline(
+        vision.UniformAugment([vision.RandomInvert(1.0), vision.Posterize(2),
+                               vision.HorizontalFlip()], 2))
+    assert all(i.shape == IMAGE.shape for i in images)
+    with pytest.raises(ValueError, match="num_ops"):
+        vision.UniformAugment(ops, num_ops=4)
+
+
+def test_random_select_subpolicy():
+    policy = [[(vision.Invert(), 1.0), (vision.HorizontalFlip(), 1.0)],
+              [(vision.Posterize(1), 1.0), (vision.VerticalFlip(), 0.0)]]
+    outs = draws(vision.RandomSelectSubpolicy(policy), IMAGE, 30)
+    first, second = (255 - IMAGE)[:, ::-1], IMAGE & 0x80
+    kinds = [0 if np.array_equal(o, first) else 1 if np.array_equal(o, second) else -1
+             for o in outs]
+    assert set(kinds) == {0, 1}
+    piped = assert_repeatable_in_pipeline(vision.RandomSelectSubpolicy(policy))
+    assert all(np.array_equal(p, first) or np.array_equal(p, second) for p in piped)
+    with pytest.raises(ValueError, match="policy"):
+        vision.RandomSelectSubpolicy([[(vision.Invert(), 2.0)]])

@@ -86,4 +86,10 @@ from .image_io import (  # noqa: F401
                     write_png,
 )
 from .mixing import CutMixBatch, CutOut, MixUp, MixUpBatch, RandomErasing  # noqa: F401
+from .randaugment import (  # noqa: F401
+                    RandAugment,
+                    RandomSelectSubpolicy,
+                    TrivialAugmentWide,
+                    UniformAugment,
+)
 from .utils import AutoAugmentPolicy, Border, ImageBatchFormat, Inter  # noqa: F401
