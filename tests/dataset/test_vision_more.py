@@ -639,3 +639,15 @@ def test_random_select_subpolicy():
     assert all(np.array_equal(p, first) or np.array_equal(p, second) for p in piped)
     with pytest.raises(ValueError, match="policy"):
         vision.RandomSelectSubpolicy([[(vision.Invert(), 2.0)]])
+
+
+def test_random_crop_decode_resize_is_decode_then_random_resized_crop():
+    encoded = vision.encode_png(IMAGE)
+    fused = draws(vision.RandomCropDecodeResize((5, 4), scale=(0.2, 0.9)), encoded, 10)
+    apart = draws(ds.transforms.Compose([vision.Decode(), vision.RandomResizedCrop(
+        (5, 4), scale=(0.2, 0.9))]), encoded, 10)
+    assert all(np.array_equal(a, b) for a, b in zip(fused, apart))
+    assert len({f.tobytes() for f in fused}) > 5
+    assert_repeatable_in_pipeline(vision.RandomCropDecodeResize(4), np.stack([encoded] * 4))
+    marked = vision.not_random(lambda x: x)
+    assert marked.random is False

@@ -25,6 +25,7 @@ from .crops import (  # noqa: F401
                     Erase,
                     FiveCrop,
                     PadToSize,
+                    RandomCropDecodeResize,
                     RandomResize,
                     SliceMode,
                     SlicePatches,
@@ -92,4 +93,5 @@ from .randaugment import (  # noqa: F401
                     TrivialAugmentWide,
                     UniformAugment,
 )
+from ..transforms import not_random  # noqa: F401
 from .utils import AutoAugmentPolicy, Border, ImageBatchFormat, Inter  # noqa: F401

@@ -14,11 +14,12 @@ from PIL import Image
 
 from .. import randomness
 from ..transforms.base import TensorOperation
-from .geometry import _pad, _resize, _resized_shape
+from .conversion import Decode
+from .geometry import RandomResizedCrop, _pad, _resize, _resized_shape
 from .utils import Border, ImageTransform, Inter, fill_tuple, is_pil, size_pair
 
 __all__ = ["SliceMode", "Erase", "FiveCrop", "TenCrop", "SlicePatches", "PadToSize",
-           "RandomResize"]
+           "RandomResize", "RandomCropDecodeResize"]
 
 Image_ = Union[np.ndarray, Image.Image]
 
@@ -232,3 +233,31 @@ class RandomResize(ImageTransform):
         interpolation = _RANDOM_INTERPOLATIONS[randomness.randint(0, 3)]
         height, width = _resized_shape(image.shape[0], image.shape[1], self.size)
         return _resize(image, height, width, interpolation)
+
+
+class RandomCropDecodeResize(TensorOperation):
+    """Decode an encoded image (1-D uint8 array or bytes), then RandomResizedCrop(`size`,
+    `scale`, `ratio`, `interpolation`, `max_attempts`): MindSpore fuses the two so that
+    only the crop is decoded; here the whole image is decoded first, with the same result.
+
+    Example:
+        >>> import io, numpy as np
+        >>> from PIL import Image
+        >>> buffer = io.BytesIO(); Image.new("RGB", (8, 6)).save(buffer, "PNG")
+        >>> RandomCropDecodeResize(4)(np.frombuffer(buffer.getvalue(), np.uint8)).shape
+        (4, 4, 3)
+    """
+
+    random = True
+
+    def __init__(self, size: Union[int, Sequence[int]],
+                 scale: Sequence[float] = (0.08, 1.0),
+                 ratio: Sequence[float] = (3. / 4., 4. / 3.),
+                 interpolation: Inter = Inter.BILINEAR, max_attempts: int = 10) -> None:
+        self._decode = Decode()
+        self._crop = RandomResizedCrop(size, scale, ratio, interpolation, max_attempts)
+        self.size, self.scale, self.ratio = self._crop.size, self._crop.scale, self._crop.ratio
+        self.interpolation, self.max_attempts = self._crop.interpolation, max_attempts
+
+    def __call__(self, img: Union[np.ndarray, bytes]) -> np.ndarray:
+        return self._crop(self._decode(img))
