@@ -651,3 +651,103 @@ def test_random_crop_decode_resize_is_decode_then_random_resized_crop():
     assert_repeatable_in_pipeline(vision.RandomCropDecodeResize(4), np.stack([encoded] * 4))
     marked = vision.not_random(lambda x: x)
     assert marked.random is False
+
+
+# ----- image + bounding boxes -----
+
+BOXES = np.array([[1, 2, 4, 3, 7], [6, 0, 5, 9, 8]], np.float32)  # x, y, w, h, label
+
+
+def painted(h=9, w=12, boxes=BOXES):
+    """An image whose channel i is 1 exactly inside box i."""
+    image = np.zeros((h, w, 3), np.uint8)
+    for i, (x, y, bw, bh) in enumerate(boxes[:, :4].astype(int)):
+        image[y:y + bh, x:x + bw, i] = 1
+    return image
+
+
+def assert_boxes_cover_the_paint(image, boxes):
+    for i, (x, y, bw, bh) in enumerate(np.rint(boxes[:, :4]).astype(int)):
+        channel = int(boxes[i, 4]) - 7  # the label says which painted box it was
+        want = np.zeros(image.shape[:2], bool)
+        want[y:y + bh, x:x + bw] = True
+        np.testing.assert_array_equal(image[..., channel] == 1, want)
+
+
+def test_flips_with_bboxes_move_the_boxes_with_the_pixels():
+    image = painted()
+    flipped, boxes = vision.RandomHorizontalFlipWithBBox(1.0)(image, BOXES)
+    np.testing.assert_array_equal(boxes[:, 0], [12 - 1 - 4, 12 - 6 - 5])
+    assert_boxes_cover_the_paint(flipped, boxes)
+    flipped, boxes = vision.RandomVerticalFlipWithBBox(1.0)(image, BOXES)
+    assert_boxes_cover_the_paint(flipped, boxes)
+    np.testing.assert_array_equal(boxes[:, 4], [7, 8])  # extra columns ride along
+    same, kept = vision.RandomVerticalFlipWithBBox(0.0)(image, BOXES)
+    assert np.array_equal(same, image) and np.array_equal(kept, BOXES)
+    with pytest.raises(RuntimeError, match="inside"):
+        vision.RandomHorizontalFlipWithBBox()(image, np.array([[10, 0, 5, 2]], np.float32))
+
+
+def test_resize_with_bboxes_scales_the_boxes():
+    image = painted()
+    resized, boxes = vision.ResizeWithBBox((18, 36), vision.Inter.NEAREST)(image, BOXES)
+    np.testing.assert_allclose(boxes[:, :4], BOXES[:, :4] * [3, 2, 3, 2])
+    assert_boxes_cover_the_paint(resized, boxes)
+    outs = draws(lambda i: vision.RandomResizeWithBBox((18, 36))(i, BOXES), image, 10)
+    assert all(o[0].shape == (18, 36, 3) and np.allclose(o[1], boxes) for o in outs)
+
+
+def test_random_crop_with_bboxes_clips_and_drops_the_boxes():
+    image = painted()
+    ds.config.set_seed(2)
+    op = vision.RandomCropWithBBox((6, 7), padding=2)
+    seen_counts = set()
+    for _ in range(40):
+        crop, boxes = op(image, BOXES)
+        assert crop.shape == (6, 7, 3)
+        assert_boxes_cover_the_paint(crop, boxes)
+        for channel in range(2):  # a painted box in the crop has its (clipped) box
+            if (crop[..., channel] == 1).any():
+                assert channel + 7 in boxes[:, 4]
+        seen_counts.add(len(boxes))
+    assert seen_counts >= {1, 2}
+    np.testing.assert_allclose(vision.bbox.crop_boxes(BOXES, 1, 2, 4, 5),
+                               [[0, 1, 3, 3, 7], [4, 0, 1, 4, 8]])
+
+
+def test_random_resized_crop_with_bboxes():
+    image = painted()
+    ds.config.set_seed(6)
+    op = vision.RandomResizedCropWithBBox((9, 12), scale=(0.3, 0.8),
+                                          interpolation=vision.Inter.NEAREST)
+    for _ in range(20):
+        out, boxes = op(image, BOXES)
+        for i, (x, y, bw, bh) in enumerate(boxes[:, :4]):
+            channel = int(boxes[i, 4]) - 7
+            rows, cols = np.nonzero(out[..., channel] == 1)
+            assert abs(rows.min() - y) <= 1 and abs(rows.max() + 1 - (y + bh)) <= 1
+            assert abs(cols.min() - x) <= 1 and abs(cols.max() + 1 - (x + bw)) <= 1
+        for channel in range(2):  # paint visible means its box was kept
+            if (out[..., channel] == 1).any():
+                assert channel + 7 in boxes[:, 4]
+
+
+def test_bounding_box_augment_transforms_a_share_of_the_regions():
+    image = np.full((9, 12, 3), 100, np.uint8)
+    boxes = np.array([[0, 0, 3, 3], [4, 0, 3, 3], [8, 0, 3, 3], [0, 5, 3, 3]], np.float32)
+    ds.config.set_seed(9)
+    chosen = []
+    for _ in range(12):
+        out, same = vision.BoundingBoxAugment(vision.Invert(), ratio=0.5)(image, boxes)
+        assert same is boxes
+        changed = [bool((out[y:y + 3, x:x + 3] == 155).all()) for x, y, _, _ in boxes.astype(int)]
+        assert sum(changed) == 2 and (out == 155).sum() == 2 * 9 * 3
+        chosen.append(tuple(changed))
+    assert len(set(chosen)) > 2
+    grown, _ = vision.BoundingBoxAugment(vision.Resize((6, 6)), 1.0)(image, boxes)  # resized back
+    assert grown.shape == image.shape
+    data = ds.NumpySlicesDataset({"image": np.stack([painted()] * 4),
+                                  "bbox": np.stack([BOXES] * 4)}, shuffle=False)
+    data = data.map(vision.RandomHorizontalFlipWithBBox(1.0), ["image", "bbox"])
+    for out_image, out_boxes in data.create_tuple_iterator(output_numpy=True):
+        assert_boxes_cover_the_paint(out_image, out_boxes)

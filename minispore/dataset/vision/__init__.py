@@ -8,6 +8,15 @@ MindSpore's `dataset.vision`, with numpy and Pillow underneath.
     (3, 2, 2)
 """
 from .autoaugment import AutoAugment  # noqa: F401
+from .bbox import (  # noqa: F401
+                    BoundingBoxAugment,
+                    RandomCropWithBBox,
+                    RandomHorizontalFlipWithBBox,
+                    RandomResizedCropWithBBox,
+                    RandomResizeWithBBox,
+                    RandomVerticalFlipWithBBox,
+                    ResizeWithBBox,
+)
 from .color import (  # noqa: F401
                     AdjustBrightness,
                     AdjustContrast,
