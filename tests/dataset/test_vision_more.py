@@ -326,6 +326,11 @@ def test_random_perspective():
         xs, ys = [p[0] for p in end], [p[1] for p in end]
         assert 0 <= min(xs) and max(xs) <= 11 and 0 <= min(ys) and max(ys) <= 8
         assert xs[0] <= 3 and xs[1] >= 11 - 3 - 1 and ys[2] >= 8 - 2 - 1 and ys[0] <= 2
+    for shape in [(1, 1, 3), (2, 2, 3), (1, 5)]:  # corners that coincide: left as it is
+        for out in draws(vision.RandomPerspective(1.0, prob=1.0), np.zeros(shape, np.uint8), 30):
+            assert out.shape == shape
+    with pytest.raises(ValueError, match="on a line"):
+        vision.Perspective([[0, 0], [1, 0], [1, 1], [0, 1]], [[0, 0], [1, 0], [2, 0], [3, 0]])
 
 
 # ----- crops, padding, erasing, random resize -----

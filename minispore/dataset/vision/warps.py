@@ -66,10 +66,12 @@ def perspective_matrix(start_points: Points, end_points: Points) -> np.ndarray:
         rhs += [u, v]
     try:
         h = np.linalg.solve(np.array(rows, np.float64), np.array(rhs, np.float64))
+        matrix = np.append(h, 1.0).reshape(3, 3)
+        np.linalg.inv(matrix)  # a homography onto a line cannot be undone
     except np.linalg.LinAlgError:
         raise ValueError(f"Perspective: the points {start_points} -> {end_points} do not "
                          f"define a perspective transform (three of them on a line?)") from None
-    return np.append(h, 1.0).reshape(3, 3)
+    return matrix
 
 
 def _pillow_coefficients(forward: np.ndarray) -> np.ndarray:
@@ -277,6 +279,12 @@ class RandomPerspective(ImageTransform):
         if not randomness.chance(self.prob):
             return image
         height, width = image.shape[:2]
+        if height < 2 or width < 2:
+            return image  # no quadrilateral to move
         start = [(0, 0), (width - 1, 0), (width - 1, height - 1), (0, height - 1)]
         end = self._end_points(height, width)
-        return warp(image, perspective_matrix(start, end), self.interpolation)
+        try:
+            matrix = perspective_matrix(start, end)
+        except ValueError:  # corners drawn onto a line (tiny images): nothing to warp
+            return image
+        return warp(image, matrix, self.interpolation)
