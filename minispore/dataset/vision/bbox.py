@@ -6,8 +6,8 @@ Boxes are an (N, 4+) array of (x, y, width, height, ...) in pixels; the columns 
 fourth (a label, a difficulty flag) ride along. A crop keeps the boxes that overlap it, clipped
 to it; a resize scales them; a flip mirrors them.
 """
-from collections.abc import Sequence
-from typing import Union
+from collections.abc import Callable, Sequence
+from typing import Optional, Union
 
 import numpy as np
 
@@ -172,8 +172,10 @@ class RandomCropWithBBox(RandomCrop):
         [[0.0, 0.0, 2.0, 2.0]]
     """
 
-    def __init__(self, size: Union[int, Sequence[int]], padding=None, pad_if_needed=False,
-                 fill_value=0, padding_mode: Border = Border.CONSTANT) -> None:
+    def __init__(self, size: Union[int, Sequence[int]],
+                 padding: Optional[Union[int, Sequence[int]]] = None, pad_if_needed: bool = False,
+                 fill_value: Union[int, Sequence[int]] = 0,
+                 padding_mode: Border = Border.CONSTANT) -> None:
         super().__init__(size, padding, pad_if_needed, fill_value, padding_mode)
 
     def __call__(self, img: np.ndarray,  # type: ignore[override]
@@ -224,7 +226,7 @@ class BoundingBoxAugment(TensorOperation):
 
     random = True
 
-    def __init__(self, transform, ratio: float = 0.3) -> None:
+    def __init__(self, transform: Callable[[np.ndarray], np.ndarray], ratio: float = 0.3) -> None:
         if not callable(transform):
             raise TypeError(f"BoundingBoxAugment: transform must be callable, got "
                             f"{transform!r}")

@@ -24,7 +24,12 @@ __all__ = ["ConvertMode", "ConvertColor", "RgbToHsv", "HsvToRgb", "LinearTransfo
 
 def rgb_to_hsv(rgb: np.ndarray) -> np.ndarray:
     """colorsys.rgb_to_hsv on the last axis (r, g, b), in float64: h and s in [0, 1], v the
-    largest of r, g, b."""
+    largest of r, g, b.
+
+    Example:
+        >>> rgb_to_hsv(np.array([1.0, 0.0, 0.0])).tolist()
+        [0.0, 1.0, 1.0]
+    """
     r, g, b = np.moveaxis(rgb.astype(np.float64), -1, 0)
     maxc, minc = np.maximum(np.maximum(r, g), b), np.minimum(np.minimum(r, g), b)
     spread = maxc - minc
@@ -38,7 +43,12 @@ def rgb_to_hsv(rgb: np.ndarray) -> np.ndarray:
 
 
 def hsv_to_rgb(hsv: np.ndarray) -> np.ndarray:
-    """colorsys.hsv_to_rgb on the last axis (h, s, v), in float64."""
+    """colorsys.hsv_to_rgb on the last axis (h, s, v), in float64.
+
+    Example:
+        >>> hsv_to_rgb(np.array([1 / 3, 1.0, 1.0])).tolist()
+        [0.0, 1.0, 0.0]
+    """
     h, s, v = np.moveaxis(hsv.astype(np.float64), -1, 0)
     sector = np.floor(h * 6.0)
     f = h * 6.0 - sector
@@ -101,7 +111,12 @@ class HsvToRgb(_HsvConversion):
 # ----- OpenCV-style conversions -----
 
 class ConvertMode(IntEnum):
-    """The conversions ConvertColor makes (OpenCV's names)."""
+    """The conversions ConvertColor makes (OpenCV's names).
+
+    Example:
+        >>> ConvertMode.COLOR_RGB2GRAY.name
+        'COLOR_RGB2GRAY'
+    """
     COLOR_BGR2BGRA = 0
     COLOR_RGB2RGBA = 1
     COLOR_BGRA2BGR = 2
@@ -147,7 +162,12 @@ def _luma(r: np.ndarray, g: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def convert_color(image: np.ndarray, mode: ConvertMode) -> np.ndarray:
-    """`image` (HWC; HW or HW1 for gray) converted as `mode` says."""
+    """`image` (HWC; HW or HW1 for gray) converted as `mode` says.
+
+    Example:
+        >>> convert_color(np.array([[[1, 2, 3]]], np.uint8), ConvertMode.COLOR_RGB2BGR).tolist()
+        [[[3, 2, 1]]]
+    """
     source, target = _layouts(mode)
     want = 1 if source == "GRAY" else len(source)
     have = 1 if image.ndim == 2 else image.shape[2]

@@ -26,7 +26,12 @@ Image_ = Union[np.ndarray, Image.Image]
 
 class SliceMode(IntEnum):
     """How SlicePatches treats an image size the grid does not divide: pad it (on the right
-    and bottom) or drop the remainder."""
+    and bottom) or drop the remainder.
+
+    Example:
+        >>> SliceMode.DROP.value
+        1
+    """
     PAD = 0
     DROP = 1
 
@@ -83,7 +88,12 @@ def _as_input_kind(crop: np.ndarray, was_pil: bool) -> Image_:
 
 def five_crop(image: np.ndarray, height: int, width: int) -> list[np.ndarray]:
     """The four corner crops and the center crop (torchvision's order: top-left, top-right,
-    bottom-left, bottom-right, center)."""
+    bottom-left, bottom-right, center).
+
+    Example:
+        >>> [c.tolist() for c in five_crop(np.arange(9).reshape(3, 3), 1, 1)]
+        [[[0]], [[2]], [[6]], [[8]], [[4]]]
+    """
     h, w = image.shape[:2]
     if height > h or width > w:
         raise ValueError(f"FiveCrop: the crop {height}x{width} is larger than the image {h}x{w}")

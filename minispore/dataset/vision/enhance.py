@@ -54,7 +54,12 @@ def _pillow_bands(image: np.ndarray, api: str, operation) -> np.ndarray:
 # ----- Gaussian blur -----
 
 def gaussian_kernel(size: int, sigma: float) -> np.ndarray:
-    """The normalized 1-D Gaussian of `size` taps (odd) and standard deviation `sigma`."""
+    """The normalized 1-D Gaussian of `size` taps (odd) and standard deviation `sigma`.
+
+    Example:
+        >>> gaussian_kernel(3, 1.0).round(3).tolist()
+        [0.274, 0.452, 0.274]
+    """
     x = np.arange(size, dtype=np.float64) - (size - 1) / 2
     kernel = np.exp(-0.5 * (x / sigma) ** 2)
     return kernel / kernel.sum()
@@ -78,7 +83,12 @@ def _blur_axis(image: np.ndarray, kernel: np.ndarray, axis: int) -> np.ndarray:
 
 def gaussian_blur(image: np.ndarray, kernel_size: tuple[int, int],
                   sigma: tuple[float, float]) -> np.ndarray:
-    """Blur an HW / HWC image by a separable Gaussian: `kernel_size` and `sigma` are (x, y)."""
+    """Blur an HW / HWC image by a separable Gaussian: `kernel_size` and `sigma` are (x, y).
+
+    Example:
+        >>> gaussian_blur(np.full((3, 3), 8, np.uint8), (3, 3), (1.0, 1.0)).tolist()[1]
+        [8, 8, 8]
+    """
     out = _blur_axis(image.astype(np.float64), gaussian_kernel(kernel_size[0], sigma[0]), 1)
     out = _blur_axis(out, gaussian_kernel(kernel_size[1], sigma[1]), 0)
     if image.dtype.kind in "iu":
@@ -122,13 +132,23 @@ class GaussianBlur(ImageTransform):
 
 def adjust_sharpness(image: np.ndarray, factor: float) -> np.ndarray:
     """Blend with Pillow's 3x3 smoothed image (kernel [[1,1,1],[1,5,1],[1,1,1]] / 13, border
-    pixels kept): 0 gives the smoothed image, 1 the original, 2 a sharper one."""
+    pixels kept): 0 gives the smoothed image, 1 the original, 2 a sharper one.
+
+    Example:
+        >>> adjust_sharpness(np.full((3, 3), 13, np.uint8), 0.0).tolist()[1]
+        [13, 13, 13]
+    """
     return _pillow_bands(image, "AdjustSharpness",
                          lambda pil: ImageEnhance.Sharpness(pil).enhance(factor))
 
 
 def adjust_color(image: np.ndarray, factor: float) -> np.ndarray:
-    """Blend with the grayscale image (Pillow's ImageEnhance.Color): 0 gray, 1 unchanged."""
+    """Blend with the grayscale image (Pillow's ImageEnhance.Color): 0 gray, 1 unchanged.
+
+    Example:
+        >>> adjust_color(np.array([[[200, 10, 10]]], np.uint8), 1.0).tolist()
+        [[[200, 10, 10]]]
+    """
     return _pillow_bands(image, "RandomColor",
                          lambda pil: ImageEnhance.Color(pil).enhance(factor))
 
@@ -220,6 +240,12 @@ def _ignore(ignore: object) -> Optional[list[int]]:
 
 
 def auto_contrast(image: np.ndarray, cutoff: float, ignore: Optional[list[int]]) -> np.ndarray:
+    """AutoContrast's operation (Pillow's ImageOps.autocontrast, band by band).
+
+    Example:
+        >>> auto_contrast(np.array([[10, 20]], np.uint8), 0.0, None).tolist()
+        [[0, 255]]
+    """
     return _pillow_bands(image, "AutoContrast",
                          lambda pil: ImageOps.autocontrast(pil, cutoff, ignore))
 
@@ -267,6 +293,12 @@ class RandomAutoContrast(AutoContrast):
 
 
 def equalize(image: np.ndarray) -> np.ndarray:
+    """Equalize's operation (Pillow's ImageOps.equalize, band by band).
+
+    Example:
+        >>> equalize(np.full((2, 2), 9, np.uint8)).tolist()  # one level: unchanged
+        [[9, 9], [9, 9]]
+    """
     return _pillow_bands(image, "Equalize", ImageOps.equalize)
 
 
@@ -326,7 +358,12 @@ class RandomInvert(ImageTransform):
 # ----- bit-level transforms (numpy) -----
 
 def posterize(image: np.ndarray, bits: int) -> np.ndarray:
-    """Keep the `bits` highest bits of each uint8 value."""
+    """Keep the `bits` highest bits of each uint8 value.
+
+    Example:
+        >>> posterize(np.array([255], np.uint8), 1).tolist()
+        [128]
+    """
     return image & np.uint8((0xFF << (8 - bits)) & 0xFF)
 
 
@@ -376,7 +413,12 @@ class RandomPosterize(ImageTransform):
 
 
 def solarize(image: np.ndarray, low: float, high: float) -> np.ndarray:
-    """255 - pixel for pixels in [low, high]; with low == high, for pixels >= low."""
+    """255 - pixel for pixels in [low, high]; with low == high, for pixels >= low.
+
+    Example:
+        >>> solarize(np.array([10, 50, 90], np.uint8), 40, 60).tolist()
+        [10, 205, 90]
+    """
     inside = image >= low if low == high else (image >= low) & (image <= high)
     return np.where(inside, 255 - image, image).astype(image.dtype)
 
@@ -435,7 +477,12 @@ _EIGVEC = np.array([[-0.5675, 0.7192, 0.4009],
 
 
 def lighting_shift(alphas: np.ndarray) -> np.ndarray:
-    """The RGB offset AlexNet's lighting noise adds for the three drawn `alphas`."""
+    """The RGB offset AlexNet's lighting noise adds for the three drawn `alphas`.
+
+    Example:
+        >>> lighting_shift(np.zeros(3)).tolist()
+        [0.0, 0.0, 0.0]
+    """
     return _EIGVEC @ (alphas * _EIGVAL)
 
 

@@ -18,7 +18,12 @@ PathLike = Union[str, os.PathLike]
 
 class ImageReadMode(IntEnum):
     """How read_image decodes: as stored (UNCHANGED), as one gray channel (GRAYSCALE) or as
-    three RGB channels (COLOR)."""
+    three RGB channels (COLOR).
+
+    Example:
+        >>> ImageReadMode.COLOR.value
+        2
+    """
     UNCHANGED = 0
     GRAYSCALE = 1
     COLOR = 2

@@ -35,7 +35,12 @@ def _posterize_bits(bins: int, spread: int) -> np.ndarray:
 
 
 def rand_augment_space(bins: int, height: int, width: int) -> dict[str, tuple[np.ndarray, bool]]:
-    """RandAugment's operations: name -> (magnitude per bin, whether a random sign applies)."""
+    """RandAugment's operations: name -> (magnitude per bin, whether a random sign applies).
+
+    Example:
+        >>> float(rand_augment_space(31, 224, 224)["Rotate"][0][9])
+        9.0
+    """
     zero = np.zeros(bins)
     return {
         "Identity": (zero, False),
@@ -56,7 +61,12 @@ def rand_augment_space(bins: int, height: int, width: int) -> dict[str, tuple[np
 
 
 def trivial_augment_space(bins: int) -> dict[str, tuple[np.ndarray, bool]]:
-    """TrivialAugmentWide's operations (the "wide" ranges)."""
+    """TrivialAugmentWide's operations (the "wide" ranges).
+
+    Example:
+        >>> trivial_augment_space(31)["Posterize"][0].tolist()[-1]
+        2
+    """
     zero = np.zeros(bins)
     return {
         "Identity": (zero, False),

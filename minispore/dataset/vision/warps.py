@@ -92,7 +92,12 @@ def _resample(interpolation: Inter) -> Image.Resampling:
 
 def warp(image: np.ndarray, forward: np.ndarray, interpolation: Inter,
          fill: Sequence[Number] = (0,)) -> np.ndarray:
-    """`image` warped by the 3x3 `forward` matrix (affine when its last row is 0, 0, 1)."""
+    """`image` warped by the 3x3 `forward` matrix (affine when its last row is 0, 0, 1).
+
+    Example:
+        >>> warp(np.arange(4, dtype=np.uint8).reshape(2, 2), np.eye(3), Inter.NEAREST).tolist()
+        [[0, 1], [2, 3]]
+    """
     coefficients = _pillow_coefficients(forward)
     resample = _resample(interpolation)
     if np.allclose(forward[2], [0, 0, 1]):
