@@ -756,3 +756,19 @@ def test_bounding_box_augment_transforms_a_share_of_the_regions():
     data = data.map(vision.RandomHorizontalFlipWithBBox(1.0), ["image", "bbox"])
     for out_image, out_boxes in data.create_tuple_iterator(output_numpy=True):
         assert_boxes_cover_the_paint(out_image, out_boxes)
+
+
+def test_new_random_transforms_draw_the_same_with_any_worker_count():
+    images = RNG.integers(0, 256, (40, 16, 16, 3), dtype=np.uint8)
+    ops = [vision.RandAugment(), vision.RandomAffine(20, (-0.1, 0.1)), vision.RandomPerspective(),
+           vision.RandomSolarize(), vision.TrivialAugmentWide(), vision.RandomLighting(),
+           vision.UniformAugment([vision.RandomInvert(), vision.Equalize()])]
+
+    def run(workers):
+        ds.config.set_seed(3)
+        data = ds.NumpySlicesDataset(images, ["image"], shuffle=False).map(
+            ops, "image", num_parallel_workers=workers)
+        return [row[0] for row in data.create_tuple_iterator(output_numpy=True)]
+
+    one, two = run(1), run(2)
+    assert all(np.array_equal(a, b) for a, b in zip(one, two)) and len(two) == 40
