@@ -111,6 +111,11 @@ class RandomCrop(ImageTransform):
         self.padding_mode = Border(padding_mode)
 
     def _apply(self, image):
+        image, _, (top, left) = self._window(image)
+        return image[top:top + self.size[0], left:left + self.size[1]]
+
+    def _window(self, image):
+        """(the padded image, its (left, top) padding, the crop's (top, left) in it)."""
         height, width = self.size
         left, top, right, bottom = self.padding
         h, w = image.shape[0] + top + bottom, image.shape[1] + left + right
@@ -122,11 +127,10 @@ class RandomCrop(ImageTransform):
             image = _pad(image, left, top, right, bottom, self.fill_value, self.padding_mode)
         h, w = image.shape[:2]
         if h < height or w < width:
-            raise ValueError(f"RandomCrop: the image ({h}x{w} after padding) is smaller than "
-                             f"the crop {height}x{width}; use pad_if_needed=True")
-        top = randomness.randint(0, h - height)
-        left = randomness.randint(0, w - width)
-        return image[top:top + height, left:left + width]
+            raise ValueError(f"{type(self).__name__}: the image ({h}x{w} after padding) is "
+                             f"smaller than the crop {height}x{width}; use pad_if_needed=True")
+        return image, (left, top), (randomness.randint(0, h - height),
+                                    randomness.randint(0, w - width))
 
 
 def _resize(image, height, width, interpolation):
