@@ -69,7 +69,7 @@ def test_a_part_that_is_not_computed_in_place_is_copied_into_the_bucket():
 
 
 def test_an_unrolled_loop_writes_each_step_into_the_stacked_output():
-    """An RNN's outputs stacked along a new first axis (nn.LSTM's _stack): each step's kernel
+    """An RNN written with ops, its outputs stacked along a new first axis: each step's kernel
     writes its block of the stacked tensor; the concatenation copies nothing."""
     rng = np.random.default_rng(2)
     w = ms.Tensor(rng.standard_normal((16, 16)).astype(np.float32) * 0.3)

@@ -376,3 +376,23 @@ def test_bad_arguments():
         nn.RNN(3, 4, nonlinearity="sigmoid")
     with pytest.raises(ValueError, match="hidden_size"):
         nn.LSTMCell(3, 0)
+
+
+@pytest.mark.parametrize("layer", [nn.LSTM, nn.GRU, nn.RNN])
+def test_recurrent_layers_train_on_a_gpu_as_on_the_cpu(layer, fake_gpu, mode):
+    """device_target="GPU" (the stand-in CuPy): the recurrence primitives' array impls run on
+    the device's arrays, masking every step (no host read of the lengths), in both modes."""
+    x, lengths = _rand((5, 2, 3), 21), np.array([5, 3], np.int32)
+
+    def loss_and_grads():
+        ms.set_seed(5)  # the same weights on either device
+        net = layer(3, 4, bidirectional=True)
+        step = ms.value_and_grad(lambda x, n: ops.sum(net(x, seq_length=n)[0] ** 2), None,
+                                 net.trainable_params())
+        loss, grads = (ms.jit(step) if mode == "graph" else step)(T(x), T(lengths))
+        return [loss.asnumpy()] + [g.asnumpy() for g in grads]
+
+    on_gpu = loss_and_grads()
+    ms.set_context(device_target="CPU")
+    for got, want in zip(on_gpu, loss_and_grads()):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
