@@ -207,7 +207,7 @@ def gather(input_params: Tensor, input_indices: TensorLike, axis: int,
 
 
 def gather_elements(x: Tensor, dim: int, index: TensorLike) -> Tensor:
-    """out[i][j] = x[index[i][j]][j] for dim 0 (numpy's take_along_axis)."""
+    """`out[i][j] = x[index[i][j]][j]` for dim 0 (numpy's take_along_axis)."""
     return bind(REGISTRY["take_along_axis"], x, as_tensor(index),
                 axis=axis_arg("gather_elements", x, dim))
 
