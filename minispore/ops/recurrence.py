@@ -9,7 +9,7 @@ left is the recurrence proper, a loop over time (bias = b_ih + b_hh):
 Run as one primitive (as cuDNN's and oneDNN's fused RNNs run it), a step costs one GEMM
 into a preallocated gates buffer and one pass over the gates; unrolled into a graph of ops it
 cost the split of the gates, a dozen graph steps and an accumulation of W_hh's gradient per
-time step (benchmarks/lstm_lm.py: 120 ms a train step unrolled, ~100 fused). Graph mode runs
+time step (benchmarks/lstm_lm.py: 120 ms a train step unrolled, 108 fused). Graph mode runs
 both primitives with a numba kernel per time step (compiler/codegen/cpu_kernels.py); the
 impls here are the same loop with array operations (numpy, or CuPy on a GPU).
 

@@ -12,9 +12,9 @@ buffer and one kernel over the gates (Graph mode: a numba kernel; PyNative: arra
 operations), and the backward the same in reverse with W_hh's gradient as one GEMM over all
 steps. Not a graph of ops per step: unrolled, every step cost a dozen graph steps, the split
 of its gates and an accumulation of W_hh's gradient (the LSTM LM step of
-benchmarks/lstm_lm.py: 120 ms unrolled, ~106 as one primitive); nor a `while_loop`, which
-re-runs the forward for its gradient (benchmarks/lstm_unroll_vs_loop.py). `seq_length` masks
-each step: past a sequence's length its state stays and its output is zero; the reverse
+benchmarks/lstm_lm.py: 120 ms unrolled, 108 as one primitive); nor a `while_loop`, which
+re-runs the forward for its gradient (benchmarks/lstm_recurrence_designs.py). `seq_length`
+masks each step: past a sequence's length its state stays and its output is zero; the reverse
 direction reads each sequence backwards from its own end, as MindSpore's ReverseSequence does.
 
     >>> import minispore as ms
