@@ -158,3 +158,23 @@ def test_primitive_classes(cls, reference, args, mode):
 def test_cast_class_takes_the_dtype_at_call_time():
     out = ops.Cast()(ms.Tensor([1.5, 2.5]), ms.int32)
     assert out.dtype == ms.int32 and out.tolist() == [1, 2]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int32, np.int64,
+                                   np.uint8, np.bool_])
+def test_select_on_large_arrays_is_numpy_where_bit_for_bit(dtype):
+    """Above _BLEND_MIN elements the host select is a bitwise blend (numpy's where branches
+    per element): the same bits as np.where, nan, inf and -0.0 included, with broadcasting."""
+    rng = np.random.default_rng(0)
+    for c_shape, x_shape, y_shape in (((64, 1024), (64, 1024), ()),
+                                      ((8, 64, 64), (8, 64, 64), (64,)),
+                                      ((256, 256), (256, 1), (256, 256))):
+        c = rng.random(c_shape) > 0.5
+        x = np.asarray(rng.standard_normal(x_shape) * 100).astype(dtype)
+        y = np.asarray(rng.standard_normal(y_shape) * 100).astype(dtype)
+        if x.dtype.kind == "f" and x.size > 3:
+            x.flat[:3] = [np.nan, -0.0, np.inf]
+        got = ops.select(ms.Tensor(c), ms.Tensor(x), ms.Tensor(y)).asnumpy()
+        want = np.where(c, x, y)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
