@@ -77,8 +77,11 @@ def bias_add(input_x: TensorLike, bias: TensorLike, data_format: str = "NCHW") -
 
 
 def dense(input: TensorLike, weight: TensorLike, bias: Optional[TensorLike] = None) -> Tensor:
-    """input @ weight^T + bias."""
-    out = F.matmul(input, F.swap_last_axes(as_tensor(weight)))
+    """input @ weight^T + bias (the transpose a flag of the product where input is a matrix
+    or a batch of them: a gradient in the weight's own layout, see nn.Dense)."""
+    x, weight = as_tensor(input), as_tensor(weight)
+    out = F.matmul(x, weight, transpose_b=True) if x.ndim >= 2 and weight.ndim == 2 else \
+        F.matmul(x, F.swap_last_axes(weight))
     return out if bias is None else F.add(out, bias)
 
 

@@ -74,7 +74,10 @@ class Dense(Cell):
         batch_shape = x.shape[:-1]
         if x.ndim != 2:
             x = F.reshape(x, (-1, self.in_channels))
-        out = F.matmul(x, F.transpose(self.weight, (1, 0)))
+        # the weight transposed by the product's flag, not a transpose op: the latter's
+        # gradient is a transposed (Fortran-order) view, and every optimizer step on it then
+        # mixes layouts (PyNative: 0.8 ms instead of 0.03 for a (1024, 256) add)
+        out = F.matmul(x, self.weight, transpose_b=True)
         if self.has_bias:
             out = F.add(out, self.bias)  # type: ignore[arg-type]  # has_bias: a Parameter
         if self.activation is not None:
