@@ -83,7 +83,8 @@ def _rnn_impl(xp, gi, h0, w_hh, b_ih, b_hh, lengths, mode="RNN_TANH", reverse=Fa
             z = sigmoid(xp, x[:, hidden:2 * hidden] + hh[:, hidden:2 * hidden])
             n = xp.tanh(x[:, 2 * hidden:] + r * hh[:, 2 * hidden:])
             h_new = n + z * (h_prev[t] - n)
-            gates[t] = r, z, n, hh[:, 2 * hidden:]
+            for k, gate in enumerate((r, z, n, hh[:, 2 * hidden:])):
+                gates[t, k] = gate
         else:
             h_new = xp.tanh(x + hh) if mode == "RNN_TANH" else xp.maximum(x + hh, 0)
             gates[t, 0] = h_new
