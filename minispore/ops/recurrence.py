@@ -3,7 +3,8 @@
 nn.LSTM computes every time step's input projection `gi = x @ W_ih^T` in one GEMM; what is
 left is the recurrence proper, a loop over time (bias = b_ih + b_hh):
 
-    gates = gi[t] + bias + h @ W_hh^T ;  i, f, g, o = sigmoid, sigmoid, tanh, sigmoid of its chunks
+    gates = gi[t] + bias + h @ W_hh^T
+    i, f, g, o = sigmoid, sigmoid, tanh, sigmoid of the gates' four chunks
     c = f * c + i * g ;  h = o * tanh(c) ;  out[t] = h
 
 Run as one primitive (as cuDNN's and oneDNN's fused RNNs run it), a step costs one GEMM
