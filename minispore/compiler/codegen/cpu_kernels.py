@@ -260,10 +260,10 @@ def _sparse_ce_and_grad_kernel_call(kernel, logits, labels, dout, ignore_index, 
 # ***** the LSTM recurrence and its gradient: a GEMM and one kernel per time step *****
 
 # One step forward: `pre` (B, 4H) holds h_in @ W_hh^T; the kernel adds the input's projection
-# gi (B, 4H) and the bias (4H,), writes the activated gates i, f, g, o (each its own (B, H) array: stores into
-# four column windows of one array, or into strided views, would keep LLVM from vectorising
-# the loop, 7x slower) and the step's output and next state. A finished sequence (alive[b]
-# false) keeps its state and outputs 0.
+# gi (B, 4H) and the bias (4H,), writes the activated gates i, f, g, o (each its own (B, H)
+# array: stores into four column windows of one array, or into strided views, would keep
+# LLVM from vectorising the loop, 7x slower) and the step's output and next state. A
+# finished sequence (alive[b] false) keeps its state and outputs 0.
 _LSTM_STEP_SOURCE = """
 @numba.njit(**KERNEL_FLAGS)
 def kernel(pre, gi, bias, h_in, c_in, alive, gate_i, gate_f, gate_g, gate_o, out, h_out,
