@@ -109,7 +109,7 @@ def _sparse_ce_grad_impl(xp, logits, labels, dout, ignore_index, reduction):
         scale = dout
     else:  # a mean over no counted label has gradient 0, as PyTorch's
         scale = dout / (max(n, 1) if counted is None else xp.maximum(counted.sum(), 1))
-    grad = grad * scale
+    grad *= scale  # in place (the rounding of grad * scale cast back): no second 8 MB array
     if counted is not None:  # an ignored row is 0 even where its logits or scale are not finite
         grad = xp.where(counted[:, None], grad, 0)
     return grad.astype(logits.dtype, copy=False)
