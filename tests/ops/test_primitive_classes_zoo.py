@@ -1,0 +1,366 @@
+"""MindSpore Primitive classes of ops.classes_zoo (layers, layout, reductions, scatter) and
+ops.classes_optim (optimizer updates, random draws), each against the ops function it forwards
+to or a numpy reference written from MindSpore's documented formula, in both modes."""
+import numpy as np
+import pytest
+from helpers import assert_close, run_in_mode
+
+import minispore as ms
+from minispore import ops
+
+MODES = ["pynative", "graph"]
+T = ms.Tensor
+
+
+def _rand(shape, seed):
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+def _dot(a, b):
+    return float((np.asarray(a, np.float64) * np.asarray(b, np.float64)).sum())
+
+
+# ***** convolutions *****
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("pad_mode, stride, pad", [("valid", 1, 0), ("same", 2, 0),
+                                                   ("pad", 2, (1, 0, 2, 1))])
+def test_conv2d_backprop_input_is_the_adjoint_of_conv2d(mode, pad_mode, stride, pad):
+    x, w = _rand((2, 3, 7, 7), 0), _rand((4, 3, 3, 3), 1)
+    y = ops.conv2d(T(x), T(w), None, stride, pad_mode, pad).asnumpy()
+    dout = _rand(y.shape, 2)
+    for cls in (ops.Conv2DBackpropInput, ops.Conv2DTranspose):
+        prim = cls(4, 3, pad_mode=pad_mode, pad=pad, stride=stride)
+        dx = run_in_mode(lambda d, k: prim(d, k, (2, 3, 7, 7)), mode, T(dout), T(w))
+        assert dx.shape == x.shape
+        assert _dot(y, dout) == pytest.approx(_dot(x, dx.asnumpy()), rel=1e-4, abs=1e-3)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_conv3d_and_its_transpose(mode):
+    x, w = _rand((1, 2, 4, 5, 6), 3), _rand((3, 2, 2, 2, 2), 4)
+    conv = ops.Conv3D(3, 2, pad_mode="pad", pad=1, stride=(1, 1, 2, 2, 2))
+    got = run_in_mode(lambda a, k: conv(a, k), mode, T(x), T(w))
+    assert_close(got, ops.conv3d(T(x), T(w), None, 2, "pad", 1).asnumpy())
+    y = ops.conv3d(T(x), T(w)).asnumpy()
+    dout = _rand(y.shape, 5)
+    dx = run_in_mode(lambda d, k: ops.Conv3DTranspose(3, 2, 2)(d, k), mode, T(dout), T(w))
+    assert dx.shape == x.shape
+    assert _dot(y, dout) == pytest.approx(_dot(x, dx.asnumpy()), rel=1e-4)
+
+
+# ***** pooling *****
+
+@pytest.mark.parametrize("mode", MODES)
+def test_pool3d_and_adaptive_pools(mode):
+    x = _rand((1, 2, 4, 4, 6), 6)
+    blocks = x.reshape(1, 2, 2, 2, 2, 2, 3, 2)
+    out = run_in_mode(lambda a: (ops.MaxPool3D(2, 2)(a), ops.AvgPool3D(2, 2)(a)), mode, T(x))
+    assert_close(out[0], blocks.max((3, 5, 7)))
+    assert_close(out[1], blocks.mean((3, 5, 7)), rtol=1e-5)
+    img = _rand((2, 3, 4, 6), 7)
+    got = run_in_mode(lambda a: (ops.AdaptiveAvgPool2D((2, 3))(a),
+                                 ops.AdaptiveMaxPool2D((2, 3))(a)), mode, T(img))
+    assert_close(got[0], img.reshape(2, 3, 2, 2, 3, 2).mean((3, 5)), rtol=1e-5)
+    assert_close(got[1][0], img.reshape(2, 3, 2, 2, 3, 2).max((3, 5)))
+    assert_close(run_in_mode(lambda a: ops.AdaptiveAvgPool3D(1)(a), mode, T(x)),
+                 x.mean((2, 3, 4), keepdims=True), rtol=1e-5)
+    y, argmax = ops.AdaptiveMaxPool3D()(T(x), (2, 2, 3))
+    assert_close(y, blocks.max((3, 5, 7)))
+    assert argmax.dtype == ms.int32
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_max_pool_with_argmax_and_unpool(mode):
+    x = _rand((2, 3, 4, 6), 8)
+    out, argmax = run_in_mode(lambda a: ops.MaxPoolWithArgmax(2, 2)(a), mode, T(x))
+    windows = x.reshape(2, 3, 2, 2, 3, 2).transpose(0, 1, 2, 4, 3, 5).reshape(2, 3, 2, 3, 4)
+    assert_close(out, windows.max(-1))
+    assert argmax.dtype == ms.int32
+    rows, cols = np.divmod(argmax.asnumpy(), 6)  # the flat index within each H * W plane
+    picked = np.take_along_axis(x.reshape(2, 3, -1), argmax.asnumpy().reshape(2, 3, -1), -1)
+    assert_close(picked.reshape(out.shape), windows.max(-1))
+    assert ((rows // 2 == np.arange(2)[:, None]) & (cols // 2 == np.arange(3))).all()
+    back = run_in_mode(lambda a, i: ops.MaxUnpool2D(2)(a, i), mode, out, argmax)
+    want = np.zeros_like(x).reshape(2, 3, -1)
+    np.put_along_axis(want, argmax.asnumpy().reshape(2, 3, -1), windows.max(-1).reshape(2, 3, -1),
+                      -1)
+    assert_close(back, want.reshape(x.shape))
+    out2, arg2 = run_in_mode(lambda a: ops.MaxPoolWithArgmaxV2(2, 2)(a), mode, T(x))
+    assert_close(out2, out)
+    assert arg2.dtype == ms.int64 and (arg2.asnumpy() == argmax.asnumpy()).all()
+
+
+# ***** padding and resizing *****
+
+@pytest.mark.parametrize("mode", MODES)
+def test_mirror_pad_and_pad_v3(mode):
+    x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    pads = ((1, 2), (2, 1))
+    got = run_in_mode(lambda a: (ops.MirrorPad()(a, pads), ops.MirrorPad("SYMMETRIC")(a, pads)),
+                      mode, T(x))
+    assert_close(got[0], np.pad(x, pads, "reflect"))
+    assert_close(got[1], np.pad(x, pads, "symmetric"))
+    flat = (2, 1, 1, 0)  # from the last axis: (left, right), then (top, bottom)
+    np_pads = ((1, 0), (2, 1))
+    for name, np_mode in (("reflect", "reflect"), ("edge", "edge"), ("circular", "wrap")):
+        out = run_in_mode(lambda a: ops.PadV3(name)(a, flat), mode, T(x))
+        assert_close(out, np.pad(x, np_pads, np_mode))
+    out = run_in_mode(lambda a: ops.PadV3(paddings_contiguous=False)(a, (2, 1, 1, 0), 7.0),
+                      mode, T(x))
+    assert_close(out, np.pad(x, ((1, 0), (2, 1)), constant_values=7.0))
+
+
+def _tf_resize_linear(x, out, align_corners, half_pixel):
+    """TensorFlow's resize of the last axis (ResizeBilinearV2 per axis, ResizeLinear1D)."""
+    n = x.shape[-1]
+    dst = np.arange(out, dtype=np.float64)
+    if align_corners:
+        src = dst * ((n - 1) / (out - 1) if out > 1 else 0.0)
+    elif half_pixel:
+        src = (dst + 0.5) * n / out - 0.5
+    else:
+        src = dst * n / out
+    lo = np.clip(np.floor(src), 0, n - 1).astype(int)
+    hi = np.minimum(np.ceil(src), n - 1).astype(int)
+    frac = src - np.floor(src)
+    return x[..., lo] * (1 - frac) + x[..., hi] * frac
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("align_corners, half_pixel", [(False, False), (True, False),
+                                                       (False, True)])
+def test_resize_bilinear_v2_and_linear_1d(mode, align_corners, half_pixel):
+    x = _rand((1, 2, 3, 5), 9)
+    prim = ops.ResizeBilinearV2(align_corners, half_pixel)
+    got = run_in_mode(lambda a: prim(a, (4, 8)), mode, T(x))
+    want = _tf_resize_linear(_tf_resize_linear(x, 8, align_corners, half_pixel)
+                             .swapaxes(-1, -2), 4, align_corners, half_pixel).swapaxes(-1, -2)
+    assert_close(got, want.astype(np.float32), rtol=1e-5, atol=1e-6)
+    transform = "align_corners" if align_corners else ("half_pixel" if half_pixel
+                                                       else "asymmetric")
+    line = x[0]
+    got = run_in_mode(lambda a: ops.ResizeLinear1D(transform)(a, (9,)), mode, T(line))
+    assert_close(got, _tf_resize_linear(line, 9, align_corners, half_pixel).astype(np.float32),
+                 rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_upsample_3d(mode):
+    x = _rand((1, 2, 2, 3, 2), 10)
+    got = run_in_mode(lambda a: ops.UpsampleNearest3D()(a, None, (2.0, 1.0, 2.0)), mode, T(x))
+    assert_close(got, x.repeat(2, axis=2).repeat(2, axis=4))
+    got = run_in_mode(lambda a: ops.UpsampleTrilinear3D(True)(a, (3, 5, 3)), mode, T(x))
+    assert_close(got, ops.interpolate(T(x), (3, 5, 3), mode="trilinear",
+                                      align_corners=True).asnumpy())
+
+
+# ***** layout *****
+
+@pytest.mark.parametrize("mode", MODES)
+def test_space_to_batch_and_back(mode):
+    x = _rand((2, 3, 2, 4), 11)
+    got = run_in_mode(lambda a: ops.SpaceToBatch(2, ((1, 1), (0, 0)))(a), mode, T(x))
+    padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (0, 0)))
+    want = np.stack([padded[:, :, i::2, j::2] for i in range(2) for j in range(2)])
+    assert_close(got, want.reshape(8, 3, 2, 2))
+    back = run_in_mode(lambda a: ops.BatchToSpace(2, ((1, 1), (0, 0)))(a), mode, got)
+    assert_close(back, x)
+    nd = run_in_mode(lambda a: ops.BatchToSpaceND((2, 2), ((1, 1), (0, 0)))(
+        ops.SpaceToBatchND((2, 2), ((1, 1), (0, 0)))(a)), mode, T(x))
+    assert_close(nd, x)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_layout_classes(mode):
+    x = _rand((2, 6, 3), 12)
+    got = run_in_mode(lambda a: ops.ChannelShuffle(2)(a), mode, T(x))
+    assert_close(got, x.reshape(2, 2, 3, 3).swapaxes(1, 2).reshape(2, 6, 3))
+    lengths = np.array([2, 5], np.int32)
+    got = run_in_mode(lambda a, n: ops.ReverseSequence(seq_dim=1)(a, n), mode, T(x), T(lengths))
+    want = x.copy()
+    for b, n in enumerate(lengths):
+        want[b, :n] = x[b, :n][::-1]
+    assert_close(got, want)
+    parts = run_in_mode(lambda a: ops.SplitV((1, -1, 2), 1, 3)(a), mode, T(x))
+    assert [p.shape[1] for p in parts] == [1, 3, 2]
+    assert_close(parts[1], x[:, 1:4])
+    with pytest.raises(ValueError, match="num_split"):
+        ops.SplitV((1, 2), 1, 3)(T(x))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_activation_and_normalisation_classes(mode):
+    x = _rand((2, 3, 4), 13)
+    gelu, log_sm, (y, rstd) = run_in_mode(lambda a: (
+        ops.GeLU()(a), ops.LogSoftmaxExt()(a, -1), ops.RmsNorm(1e-5)(a, ops.ones(4))), mode, T(x))
+    from math import erf
+    assert_close(gelu, x * (1 + np.vectorize(erf)(x / np.sqrt(2))) / 2, rtol=1e-5, atol=1e-6,
+                 check_dtype=False)
+    shifted = x - x.max(-1, keepdims=True)
+    assert_close(log_sm, shifted - np.log(np.exp(shifted).sum(-1, keepdims=True)), rtol=1e-5,
+                 atol=1e-6)
+    want_rstd = 1 / np.sqrt((x ** 2).mean(-1, keepdims=True) + 1e-5)
+    assert_close(rstd, want_rstd, rtol=1e-5)
+    assert_close(y, x * want_rstd, rtol=1e-5, atol=1e-6)
+    # dim None on a 2-D input: axis 1
+    assert_close(ops.LogSoftmaxExt()(T(x[0])), ops.log_softmax(T(x[0]), 1).asnumpy())
+
+
+# ***** reductions, linear algebra, special functions *****
+
+@pytest.mark.parametrize("mode", MODES)
+def test_norms_and_counts(mode):
+    x = _rand((3, 4, 5), 14)
+    x[0, 0, :2] = 0.0
+    got = run_in_mode(lambda a: (ops.LpNorm((1, 2), p=3)(a), ops.EuclideanNorm(True)(a, (0,)),
+                                 ops.CountNonZero((2,))(a), ops.CountNonZero()(a)), mode, T(x))
+    assert_close(got[0], (np.abs(x) ** 3).sum((1, 2)) ** (1 / 3), rtol=1e-5)
+    assert_close(got[1], np.sqrt((x ** 2).sum(0, keepdims=True)), rtol=1e-5)
+    assert_close(got[2], (x != 0).sum(2).astype(np.int64))
+    assert got[3].asnumpy() == 58
+    eq = run_in_mode(lambda a, b: ops.EqualCount()(a, b), mode, T([1, 2, 3]), T([1, 0, 3]))
+    assert eq.tolist() == [2]
+    top = run_in_mode(lambda a, b: ops.InTopK(2)(a, b), mode,
+                      T(np.array([[1.0, 3.0, 2.0], [4.0, 0.0, 1.0]], np.float32)),
+                      T(np.array([0, 2], np.int32)))
+    assert top.tolist() == [False, True]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_renorm_quantile_nth_element(mode):
+    x = _rand((3, 4), 15) * 3
+    got = run_in_mode(lambda a: ops.Renorm(2, 0, 1.0)(a), mode, T(x))
+    norms = np.sqrt((x ** 2).sum(1, keepdims=True))
+    assert_close(got, np.where(norms > 1.0, x / norms, x), rtol=1e-5, atol=1e-6)
+    q = run_in_mode(lambda a: (ops.Quantile()(a, T(0.25)), ops.Quantile(dim=1)(
+        a, T(np.array([0.5, 0.9], np.float32)))), mode, T(x))
+    assert_close(q[0], np.quantile(x, 0.25).astype(np.float32), rtol=1e-5)
+    assert_close(q[1], np.quantile(x, [0.5, 0.9], axis=1).astype(np.float32), rtol=1e-5)
+    nth = run_in_mode(lambda a: (ops.NthElement()(a, 1), ops.NthElement(True)(a, 0)), mode,
+                      T(x))
+    assert_close(nth, (np.sort(x, -1)[:, 1], x.max(-1)))
+    with pytest.raises(ValueError, match="NthElement"):
+        ops.NthElement()(T(x), 4)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_linear_algebra_classes(mode):
+    m = np.tril(_rand((3, 3), 16)) + 3 * np.eye(3, dtype=np.float32)
+    full = m + np.triu(np.ones((3, 3), np.float32), 1)  # the upper part must be ignored
+    rhs = _rand((3, 2), 17)
+    got = run_in_mode(lambda a, b: (ops.MatrixTriangularSolve()(a, b),
+                                    ops.MatrixTriangularSolve(adjoint=True)(a, b)), mode,
+                      T(full), T(rhs))
+    assert_close(got[0], np.linalg.solve(m, rhs), rtol=1e-4, atol=1e-5)
+    assert_close(got[1], np.linalg.solve(m.T, rhs), rtol=1e-4, atol=1e-5)
+    upper = run_in_mode(lambda a, b: ops.MatrixTriangularSolve(lower=False)(a, b), mode,
+                        T(full.T), T(rhs))
+    assert_close(upper, np.linalg.solve(m.T, rhs), rtol=1e-4, atol=1e-5)
+    a = np.array([[0.0, 1.0], [-1.0, 0.0]], np.float32)  # exp: a rotation by one radian
+    got = run_in_mode(lambda v: ops.MatrixExp()(v), mode, T(a))
+    assert_close(got, np.array([[np.cos(1), np.sin(1)], [-np.sin(1), np.cos(1)]], np.float32),
+                 rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_special_functions_and_windows(mode):
+    x = np.abs(_rand((5,), 18)) + 0.1
+    names = ["BesselI0", "BesselI0e", "BesselI1", "BesselI1e", "BesselJ0", "BesselJ1",
+             "BesselK0", "BesselK0e", "BesselK1", "BesselK1e", "BesselY0", "BesselY1"]
+    got = run_in_mode(lambda a: tuple(getattr(ops, n)()(a) for n in names), mode, T(x))
+    for name, value in zip(names, got):
+        fn = getattr(ops, "bessel_" + name[6:].lower())
+        assert_close(value, fn(T(x)).asnumpy(), rtol=1e-5)
+    got = run_in_mode(lambda a, b: ops.NextAfter()(a, b), mode, T(x), T(np.zeros(5, np.float32)))
+    assert_close(got, np.nextafter(x, np.float32(0)), rtol=0, atol=0)
+    ints = np.array([0, 1, 7, 255, 1023], np.int16)
+    got = run_in_mode(lambda a: ops.PopulationCount()(a), mode, T(ints))
+    assert got.asnumpy().tolist() == [0, 1, 3, 8, 10]
+    assert_close(ops.BartlettWindow()(T(6)), np.bartlett(7)[:-1].astype(np.float32))
+    assert_close(ops.BlackmanWindow(False)(T(5)), np.blackman(5).astype(np.float32), atol=1e-7)
+    assert_close(ops.HammingWindow(False)(T(5)), np.hamming(5).astype(np.float32), rtol=1e-6)
+    n = np.arange(6)  # alpha - beta cos(2 pi n / N), periodic
+    assert_close(ops.HammingWindow(alpha=0.6, beta=0.3, dtype=ms.float64)(T(6)),
+                 0.6 - 0.3 * np.cos(2 * np.pi * n / 6), rtol=1e-12)
+
+
+# ***** scatter and gather *****
+
+@pytest.mark.parametrize("mode", MODES)
+def test_scatter_classes_update_the_parameter(mode):
+    base = np.arange(1.0, 7.0, dtype=np.float32).reshape(3, 2)
+    indices, updates = np.array([0, 2], np.int32), np.full((2, 2), 4.0, np.float32)
+    for name, op in (("ScatterMax", np.maximum), ("ScatterMin", np.minimum),
+                     ("ScatterMul", np.multiply), ("ScatterDiv", np.divide)):
+        var = ms.Parameter(T(base.copy()), name="var")
+        prim = getattr(ops, name)()
+        run_in_mode(lambda i, u: prim(var, i, u), mode, T(indices), T(updates))
+        want = base.copy()
+        want[indices] = op(want[indices], updates)
+        assert_close(var.asnumpy(), want)
+    nd_indices = np.array([[0, 1], [2, 0]], np.int32)
+    nd_updates = np.array([3.0, 10.0], np.float32)
+    for name, op in (("ScatterNdMax", np.maximum), ("ScatterNdMin", np.minimum),
+                     ("ScatterNdMul", np.multiply), ("ScatterNdDiv", np.divide)):
+        var = ms.Parameter(T(base.copy()), name="var")
+        prim = getattr(ops, name)()
+        run_in_mode(lambda i, u: prim(var, i, u), mode, T(nd_indices), T(nd_updates))
+        want = base.copy()
+        want[(0, 2), (1, 0)] = op(want[(0, 2), (1, 0)], nd_updates)
+        assert_close(var.asnumpy(), want)
+        got = run_in_mode(lambda x, i, u: getattr(ops, "TensorScatter" + name[9:])()(x, i, u),
+                          mode, T(base), T(nd_indices), T(nd_updates))
+        assert_close(got, want)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_segment_gather_and_index_classes(mode):
+    x = _rand((5, 2), 19)
+    ids = np.array([0, 2, 0, 1, 2], np.int32)
+    got = run_in_mode(lambda a, i: (ops.UnsortedSegmentMax()(a, i, 3),
+                                    ops.UnsortedSegmentMin()(a, i, 3),
+                                    ops.UnsortedSegmentProd()(a, i, 3)), mode, T(x), T(ids))
+    for value, reduce in zip(got, (np.max, np.min, np.prod)):
+        assert_close(value, np.stack([reduce(x[ids == s], 0) for s in range(3)]), rtol=1e-5)
+    table = np.arange(12.0, dtype=np.float32).reshape(4, 3)
+    ids, rows = np.array([[3, 5], [6, 1]], np.int32), np.array([[3, 0], [2, 2]], np.int32)
+    got = run_in_mode(lambda t, i, r: (ops.SparseGatherV2()(t, r, 0),
+                                       ops.EmbeddingLookup()(t, i, 2)), mode, T(table), T(ids),
+                      T(rows))
+    assert_close(got[0], table[rows])
+    local = np.array([[1, 3], [4, -1]])
+    want = np.where(((local >= 0) & (local < 4))[..., None], table[np.clip(local, 0, 3)], 0.0)
+    assert_close(got[1], want.astype(np.float32))
+    var = ms.Parameter(T(np.zeros((3, 2), np.float32)), name="var")
+    run_in_mode(lambda i, u: ops.InplaceIndexAdd(0)(var, i, u), mode,
+                T(np.array([0, 2, 0], np.int32)), T(np.ones((3, 2), np.float32)))
+    assert_close(var.asnumpy(), np.array([[2, 2], [0, 0], [1, 1]], np.float32))
+    rows, cols = np.array([0, 1, 1], np.int32), np.array([2, 0, 0], np.int32)
+    got = run_in_mode(lambda a, v, r, c: (ops.IndexPut()(a, v, (r, c)),
+                                          ops.IndexPut(1)(a, v, (r, c))), mode,
+                      T(np.ones((2, 3), np.float32)), T(np.array([5.0], np.float32)), T(rows),
+                      T(cols))
+    assert_close(got[0], np.array([[1, 1, 5], [5, 1, 1]], np.float32))
+    assert_close(got[1], np.array([[1, 1, 6], [11, 1, 1]], np.float32))
+    mask = np.array([[True, False, True], [False, False, True]])
+    got = run_in_mode(lambda a, m, u: ops.MaskedScatter()(a, m, u), mode,
+                      T(np.zeros((2, 3), np.float32)), T(mask),
+                      T(np.array([1.0, 2.0, 3.0, 4.0], np.float32)))
+    assert_close(got, np.array([[1, 0, 2], [0, 0, 3]], np.float32))
+
+
+def test_zoo_classes_check_their_arguments():
+    x = T(np.ones((1, 1, 2, 2), np.float32))
+    with pytest.raises(ValueError, match="MirrorPad"):
+        ops.MirrorPad("EDGE")(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    with pytest.raises(ValueError, match="PadV3"):
+        ops.PadV3("symmetric")(x, (1, 1))
+    with pytest.raises(ValueError, match="ResizeBilinearV2"):
+        ops.ResizeBilinearV2(True, True)(x, (3, 3))
+    with pytest.raises(ValueError, match="ResizeLinear1D"):
+        ops.ResizeLinear1D("nearest")(T(np.ones((1, 1, 2), np.float32)), (3,))
+    with pytest.raises(ValueError, match="exactly one"):
+        ops.UpsampleNearest3D()(T(np.ones((1, 1, 2, 2, 2), np.float32)))
+    with pytest.raises(TypeError, match="Conv3D"):
+        ops.Conv3D(1, 1, padding=1)
