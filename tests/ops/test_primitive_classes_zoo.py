@@ -364,3 +364,227 @@ def test_zoo_classes_check_their_arguments():
         ops.UpsampleNearest3D()(T(np.ones((1, 1, 2, 2, 2), np.float32)))
     with pytest.raises(TypeError, match="Conv3D"):
         ops.Conv3D(1, 1, padding=1)
+
+
+# ***** optimizer updates: three steps against numpy, eagerly and inside ms.jit *****
+
+def _check_updates(mode, slots, call, reference, returned):
+    """Parameters made from `slots` go through call(params, grad) three times (in ms.jit in
+    graph mode); after each step every Parameter equals the numpy `reference(slots, grad)`
+    and the call returns the slots numbered in `returned` (an int: that slot alone)."""
+    params = [ms.Parameter(T(s.astype(np.float32)), name=f"slot{i}") for i, s in enumerate(slots)]
+    state = [s.astype(np.float64) for s in slots]
+    step = (lambda g: call(params, g))
+    step = ms.jit(step) if mode == "graph" else step
+    for k in range(3):
+        grad = _rand(slots[0].shape, 30 + k)
+        out = step(T(grad))
+        state = reference(state, grad.astype(np.float64))
+        for p, want in zip(params, state):
+            assert_close(p.asnumpy(), want, rtol=1e-4, atol=1e-5, check_dtype=False)
+        picks = [returned] if isinstance(returned, int) else list(returned)
+        outs = [out] if isinstance(returned, int) else list(out)
+        assert len(outs) == len(picks)
+        for got, i in zip(outs, picks):
+            assert_close(got, state[i], rtol=1e-4, atol=1e-5, check_dtype=False)
+
+
+W0 = np.array([1.0, -2.0, 0.5, 3.0])
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("nesterov, weight_decay, dampening", [(False, 0.0, 0.0),
+                                                               (True, 0.1, 0.2)])
+def test_sgd(mode, nesterov, weight_decay, dampening):
+    lr, momentum = 0.1, 0.9
+    prim = ops.SGD(dampening, weight_decay, nesterov)
+
+    def reference(s, g):
+        w, accum, stat = s
+        g = g + weight_decay * w
+        accum = np.where(stat > 0, g, accum * momentum + (1 - dampening) * g)
+        step = g + momentum * accum if nesterov else accum
+        return [w - lr * step, accum, np.zeros_like(stat)]
+    _check_updates(mode, [W0, np.zeros(4), np.ones(4)],
+                   lambda p, g: prim(p[0], g, T(np.float32(lr)), p[1], T(np.float32(momentum)),
+                                     p[2]), reference, 0)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_adagrad_family(mode):
+    lr, eps = 0.1, 1e-3
+
+    def adagrad(s, g, epsilon=0.0):
+        accum = s[1] + g * g
+        return [s[0] - lr * g / (np.sqrt(accum) + epsilon), accum]
+    _check_updates(mode, [W0, np.full(4, 0.1)],
+                   lambda p, g: ops.ApplyAdagrad()(p[0], p[1], lr, g), adagrad, (0, 1))
+    _check_updates(mode, [W0, np.full(4, 0.1)],
+                   lambda p, g: ops.ApplyAdagradV2(eps)(p[0], p[1], lr, g),
+                   lambda s, g: adagrad(s, g, eps), (0, 1))
+    l1, l2 = 0.01, 0.1
+
+    def proximal(s, g):
+        accum = s[1] + g * g
+        prox = s[0] - lr * g / np.sqrt(accum)
+        return [np.sign(prox) / (1 + lr * l2) * np.maximum(np.abs(prox) - lr * l1, 0), accum]
+    _check_updates(mode, [W0, np.full(4, 0.1)],
+                   lambda p, g: ops.ApplyProximalAdagrad()(p[0], p[1], lr, l1, l2, g), proximal,
+                   (0, 1))
+
+    def proximal_gd(s, g):
+        prox = s[0] - lr * g
+        return [np.sign(prox) / (1 + lr * l2) * np.maximum(np.abs(prox) - lr * l1, 0)]
+    _check_updates(mode, [W0], lambda p, g: ops.ApplyProximalGradientDescent()(
+        p[0], lr, l1, l2, g), proximal_gd, 0)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_rms_prop_family(mode):
+    lr, decay, momentum, eps = 0.01, 0.9, 0.5, 1e-6
+
+    def rms(s, g):
+        ms_ = decay * s[1] + (1 - decay) * g * g
+        mom = momentum * s[2] + lr * g / np.sqrt(ms_ + eps)
+        return [s[0] - mom, ms_, mom]
+    _check_updates(mode, [W0, np.ones(4), np.zeros(4)],
+                   lambda p, g: ops.ApplyRMSProp()(p[0], p[1], p[2], lr, g, decay, momentum, eps),
+                   rms, 0)
+
+    def centered(s, g):
+        mg = decay * s[1] + (1 - decay) * g
+        ms_ = decay * s[2] + (1 - decay) * g * g
+        mom = momentum * s[3] + lr * g / np.sqrt(ms_ - mg * mg + eps)
+        return [s[0] - mom, mg, ms_, mom]
+    _check_updates(mode, [W0, np.zeros(4), np.ones(4), np.zeros(4)],
+                   lambda p, g: ops.ApplyCenteredRMSProp()(p[0], p[1], p[2], p[3], g, lr, decay,
+                                                           momentum, eps), centered, 0)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("nesterov", [False, True])
+def test_adam_family(mode, nesterov):
+    lr, b1, b2, eps, b1p, b2p = 0.01, 0.9, 0.999, 1e-8, 0.9, 0.999
+
+    def adam(s, g):
+        m = b1 * s[1] + (1 - b1) * g
+        v = b2 * s[2] + (1 - b2) * g * g
+        lr_t = lr * np.sqrt(1 - b2p) / (1 - b1p)
+        direction = b1 * m + (1 - b1) * g if nesterov else m
+        return [s[0] - lr_t * direction / (np.sqrt(v) + eps), m, v]
+    _check_updates(mode, [W0, np.zeros(4), np.zeros(4)],
+                   lambda p, g: ops.Adam(use_nesterov=nesterov)(p[0], p[1], p[2], b1p, b2p, lr,
+                                                                b1, b2, eps, g), adam, (0, 1, 2))
+
+    def amsgrad(s, g):
+        m = b1 * s[1] + (1 - b1) * g
+        v = b2 * s[2] + (1 - b2) * g * g
+        vhat = np.maximum(s[3], v)
+        lr_t = lr * np.sqrt(1 - b2p) / (1 - b1p)
+        return [s[0] - lr_t * m / (np.sqrt(vhat) + eps), m, v, vhat]
+    _check_updates(mode, [W0, np.zeros(4), np.zeros(4), np.zeros(4)],
+                   lambda p, g: ops.ApplyAdamWithAmsgrad()(p[0], p[1], p[2], p[3], b1p, b2p, lr,
+                                                           g), amsgrad, (0, 1, 2, 3))
+
+    def ada_max(s, g):
+        m = b1 * s[1] + (1 - b1) * g
+        v = np.maximum(b2 * s[2], np.abs(g))
+        return [s[0] - lr / (1 - b1p) * m / (v + eps), m, v]
+    _check_updates(mode, [W0, np.zeros(4), np.zeros(4)],
+                   lambda p, g: ops.ApplyAdaMax()(p[0], p[1], p[2], b1p, lr, b1, b2, eps, g),
+                   ada_max, (0, 1, 2))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_adadelta_ftrl_and_sign_updates(mode):
+    lr, rho, eps = 1.0, 0.9, 1e-6
+
+    def adadelta(s, g):
+        accum = rho * s[1] + (1 - rho) * g * g
+        update = np.sqrt(s[2] + eps) / np.sqrt(accum + eps) * g
+        accum_update = rho * s[2] + (1 - rho) * update * update
+        return [s[0] - lr * update, accum, accum_update]
+    _check_updates(mode, [W0, np.zeros(4), np.zeros(4)],
+                   lambda p, g: ops.ApplyAdadelta()(p[0], p[1], p[2], lr, rho, eps, g), adadelta,
+                   (0, 1, 2))
+    lr, l1, l2, power = 0.5, 0.01, 0.1, -0.5
+
+    def ftrl(s, g):
+        w, accum, linear = s
+        new_accum = accum + g * g
+        linear = linear + g - (new_accum ** -power - accum ** -power) / lr * w
+        quadratic = new_accum ** -power / lr + 2 * l2
+        w = np.where(np.abs(linear) > l1, (np.sign(linear) * l1 - linear) / quadratic, 0.0)
+        return [w, new_accum, linear]
+    _check_updates(mode, [W0, np.full(4, 0.1), np.zeros(4)],
+                   lambda p, g: ops.ApplyFtrl()(p[0], p[1], p[2], g, lr, l1, l2, power), ftrl, 0)
+    alpha, decay, beta, logbase = 1.0, 0.5, 0.9, np.e
+
+    def add_sign(s, g):
+        m = beta * s[1] + (1 - beta) * g
+        return [s[0] - 0.1 * (alpha + decay * np.sign(g) * np.sign(m)) * g, m]
+    _check_updates(mode, [W0, np.zeros(4)],
+                   lambda p, g: ops.ApplyAddSign()(p[0], p[1], 0.1, alpha, decay, beta, g),
+                   add_sign, (0, 1))
+
+    def power_sign(s, g):
+        m = beta * s[1] + (1 - beta) * g
+        return [s[0] - 0.1 * np.exp(logbase * decay * np.sign(g) * np.sign(m)) * g, m]
+    _check_updates(mode, [W0, np.zeros(4)],
+                   lambda p, g: ops.ApplyPowerSign()(p[0], p[1], 0.1, logbase, decay, beta, g),
+                   power_sign, (0, 1))
+
+    def keras(s, g):
+        accum = 0.9 * s[1] - 0.1 * g
+        return [s[0] + accum, accum]
+    _check_updates(mode, [W0, np.zeros(4)],
+                   lambda p, g: ops.ApplyKerasMomentum()(p[0], p[1], 0.1, g, 0.9), keras, (0, 1))
+
+
+# ***** random draws and the margin loss *****
+
+def test_random_classes_follow_the_seed():
+    draws = []
+    for _ in range(2):
+        ms.set_seed(11)
+        draws.append([ops.TruncatedNormal()((2000,)), ops.RandomCategorical()(
+            T(np.log(np.array([[0.2, 0.8]], np.float32))), 500),
+            ops.MultinomialWithReplacement(6, True)(T(np.array([0.0, 1.0, 3.0], np.float32)), 0, 0),
+            ops.RandpermV2()(T(np.array([6]))), ops.Cauchy((1000,), 1.0, 2.0)(),
+            ops.LogNormalReverse(0.0, 0.5)(T(np.zeros((1000,), np.float32)))])
+    for a, b in zip(*draws):
+        assert (a.asnumpy() == b.asnumpy()).all()
+    normal, categorical, multinomial, perm, cauchy, lognormal = (d.asnumpy() for d in draws[0])
+    assert normal.dtype == np.float32 and np.abs(normal).max() <= 2.0
+    assert abs(normal.std() - 0.88) < 0.05  # the std of a normal truncated at 2 sigma
+    assert categorical.dtype == np.int64 and abs(categorical.mean() - 0.8) < 0.08
+    assert set(np.unique(multinomial)) <= {1, 2}
+    assert perm.dtype == np.int64 and sorted(perm.tolist()) == list(range(6))
+    assert abs(np.median(cauchy) - 1.0) < 0.3
+    assert lognormal.dtype == np.float32 and (lognormal > 0).all()
+    assert abs(np.log(lognormal).std() - 0.5) < 0.05
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_multilabel_margin_loss(mode):
+    x = _rand((2, 4), 20)
+    target = np.array([[3, 0, -1, 1], [1, 2, 3, 0]], np.int64)
+    loss, is_target = run_in_mode(lambda a, t: ops.MultilabelMarginLoss("none")(a, t), mode,
+                                  T(x), T(target))
+    want_loss, want_is = [], np.zeros_like(target)
+    for i in range(2):
+        labels = []
+        for j in target[i]:
+            if j < 0:
+                break
+            labels.append(j)
+        want_is[i, labels] = 1
+        others = [k for k in range(4) if k not in labels]
+        want_loss.append(sum(max(0.0, 1 - (x[i, j] - x[i, k])) for j in labels for k in others) / 4)
+    assert_close(loss, np.array(want_loss, np.float32), rtol=1e-5, atol=1e-6)
+    assert_close(is_target, want_is)
+
+
+def test_optimizer_classes_check_their_arguments():
+    with pytest.raises(TypeError, match="Adam"):
+        ops.Adam(nesterov=True)

@@ -1,0 +1,240 @@
+"""MindSpore's optimizer-update, random-draw and margin-loss Primitive classes
+(`ops.Adam()(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, eps, grad)`,
+`ops.TruncatedNormal()((2, 3))`...), rows of CONFIGURED as in classes_ext.
+
+The optimizer updates write the Parameters they are given with ops.assign, as MindSpore's
+kernels do in place, and return what MindSpore returns (the updated var, or var with its
+slots); they run eagerly and inside ms.jit alike.
+
+    >>> var = ms.Parameter(ms.Tensor([1.0, 2.0]), name="var")
+    >>> ops.ApplyProximalGradientDescent()(var, 0.5, 0.0, 0.0, ms.Tensor([2.0, 2.0])).tolist()
+    [0.0, 1.0]
+"""
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from ..core.tensor import Tensor
+from . import functional as F
+from .classes_ext import _configured_class
+
+
+def _assign_all(*pairs):
+    """Write each (Parameter, value) pair; the written values, in order."""
+    return tuple(F.assign(param, value) for param, value in pairs)
+
+
+def _shrink(prox, lr, l1, l2):
+    """sign(prox) / (1 + lr * l2) * max(|prox| - lr * l1, 0): the proximal step of l1 + l2."""
+    kept = F.maximum(F.sub(F.abs(prox), F.mul(lr, l1)), 0.0)
+    return F.div(F.mul(F.sign(prox), kept), F.add(F.mul(lr, l2), 1.0))
+
+
+# ***** optimizer updates (MindSpore's formulas) *****
+
+def _sgd(self, param, grad, lr, accum, momentum, stat):
+    """SGD with momentum: the first step (stat > 0) starts accum at the gradient."""
+    if self.weight_decay:
+        grad = F.add(grad, F.mul(param, self.weight_decay))
+    first = F.greater(stat, 0)
+    velocity = F.where(first, grad, F.add(F.mul(accum, momentum),
+                                          F.mul(grad, 1.0 - self.dampening)))
+    velocity = F.where(F.greater(momentum, 0), velocity, accum)
+    step = F.add(grad, F.mul(velocity, momentum)) if self.nesterov else velocity
+    step = F.where(F.greater(momentum, 0), step, grad)
+    F.assign(accum, velocity)
+    F.assign(stat, F.where(F.greater(momentum, 0), F.zeros_like(stat), stat))
+    return F.assign(param, F.sub(param, F.mul(lr, step)))
+
+
+def _adagrad(self, var, accum, lr, grad):
+    """accum += grad ** 2 (with update_slots); var -= lr * grad / (sqrt(accum) + epsilon)."""
+    new_accum = F.add(accum, F.square(grad)) if self.update_slots else accum
+    denom = F.add(F.sqrt(new_accum), getattr(self, "epsilon", 0.0))
+    return _assign_all((accum, new_accum), (var, F.sub(var, F.div(F.mul(lr, grad), denom))))[::-1]
+
+
+def _rms_prop(self, var, mean_square, moment, lr, grad, decay, momentum, epsilon):
+    ms = F.add(F.mul(mean_square, decay), F.mul(F.square(grad), F.sub(1.0, decay)))
+    mom = F.add(F.mul(moment, momentum), F.div(F.mul(lr, grad), F.sqrt(F.add(ms, epsilon))))
+    return _assign_all((mean_square, ms), (moment, mom), (var, F.sub(var, mom)))[-1]
+
+
+def _centered_rms_prop(self, var, mean_grad, mean_square, moment, grad, lr, decay, momentum,
+                       epsilon):
+    mg = F.add(F.mul(mean_grad, decay), F.mul(grad, F.sub(1.0, decay)))
+    ms = F.add(F.mul(mean_square, decay), F.mul(F.square(grad), F.sub(1.0, decay)))
+    scale = F.sqrt(F.add(F.sub(ms, F.square(mg)), epsilon))
+    mom = F.add(F.mul(moment, momentum), F.div(F.mul(lr, grad), scale))
+    return _assign_all((mean_grad, mg), (mean_square, ms), (moment, mom),
+                       (var, F.sub(var, mom)))[-1]
+
+
+def _ada_max(self, var, m, v, beta1_power, lr, beta1, beta2, epsilon, grad):
+    new_m = F.add(F.mul(m, beta1), F.mul(grad, F.sub(1.0, beta1)))
+    new_v = F.maximum(F.mul(v, beta2), F.abs(grad))
+    step = F.div(F.mul(F.div(lr, F.sub(1.0, beta1_power)), new_m), F.add(new_v, epsilon))
+    out = _assign_all((m, new_m), (v, new_v), (var, F.sub(var, step)))
+    return out[2], out[0], out[1]
+
+
+def _adadelta(self, var, accum, accum_update, lr, rho, epsilon, grad):
+    new_accum = F.add(F.mul(accum, rho), F.mul(F.square(grad), F.sub(1.0, rho)))
+    update = F.mul(F.div(F.sqrt(F.add(accum_update, epsilon)),
+                         F.sqrt(F.add(new_accum, epsilon))), grad)
+    new_update = F.add(F.mul(accum_update, rho), F.mul(F.square(update), F.sub(1.0, rho)))
+    out = _assign_all((accum, new_accum), (accum_update, new_update),
+                      (var, F.sub(var, F.mul(lr, update))))
+    return out[2], out[0], out[1]
+
+
+def _proximal_adagrad(self, var, accum, lr, l1, l2, grad):
+    new_accum = F.add(accum, F.square(grad))
+    prox = F.sub(var, F.div(F.mul(lr, grad), F.sqrt(new_accum)))
+    return _assign_all((accum, new_accum), (var, _shrink(prox, lr, l1, l2)))[::-1]
+
+
+def _adam(self, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
+    new_m = F.add(F.mul(m, beta1), F.mul(grad, F.sub(1.0, beta1)))
+    new_v = F.add(F.mul(v, beta2), F.mul(F.square(grad), F.sub(1.0, beta2)))
+    lr_t = F.div(F.mul(lr, F.sqrt(F.sub(1.0, beta2_power))), F.sub(1.0, beta1_power))
+    direction = (F.add(F.mul(new_m, beta1), F.mul(grad, F.sub(1.0, beta1)))
+                 if self.use_nesterov else new_m)
+    step = F.div(F.mul(lr_t, direction), F.add(F.sqrt(new_v), epsilon))
+    out = _assign_all((m, new_m), (v, new_v), (var, F.sub(var, step)))
+    return out[2], out[0], out[1]
+
+
+def _adam_amsgrad(self, var, m, v, vhat, beta1_power, beta2_power, lr, grad):
+    b1, b2 = self.beta1, self.beta2
+    new_m = F.add(F.mul(m, b1), F.mul(grad, 1.0 - b1))
+    new_v = F.add(F.mul(v, b2), F.mul(F.square(grad), 1.0 - b2))
+    new_vhat = F.maximum(vhat, new_v)
+    lr_t = F.div(F.mul(lr, F.sqrt(F.sub(1.0, beta2_power))), F.sub(1.0, beta1_power))
+    step = F.div(F.mul(lr_t, new_m), F.add(F.sqrt(new_vhat), self.epsilon))
+    out = _assign_all((m, new_m), (v, new_v), (vhat, new_vhat), (var, F.sub(var, step)))
+    return out[3], out[0], out[1], out[2]
+
+
+def _ftrl(self, var, accum, linear, grad, lr, l1, l2, lr_power):
+    """FTRL-proximal: var = (sign(linear) l1 - linear) / quadratic where |linear| > l1, else 0."""
+    new_accum = F.add(accum, F.square(grad))
+    power = F.neg(lr_power)
+    sigma = F.div(F.sub(F.pow(new_accum, power), F.pow(accum, power)), lr)
+    new_linear = F.sub(F.add(linear, grad), F.mul(sigma, var))
+    quadratic = F.add(F.div(F.pow(new_accum, power), lr), F.mul(l2, 2.0))
+    solved = F.div(F.sub(F.mul(F.sign(new_linear), l1), new_linear), quadratic)
+    new_var = F.where(F.greater(F.abs(new_linear), l1), solved, F.zeros_like(var))
+    return _assign_all((accum, new_accum), (linear, new_linear), (var, new_var))[-1]
+
+
+def _add_sign(self, var, m, lr, alpha, sign_decay, beta, grad):
+    new_m = F.add(F.mul(m, beta), F.mul(grad, F.sub(1.0, beta)))
+    agree = F.mul(F.sign(grad), F.sign(new_m))
+    update = F.mul(F.add(alpha, F.mul(sign_decay, agree)), grad)
+    return _assign_all((m, new_m), (var, F.sub(var, F.mul(lr, update))))[::-1]
+
+
+def _power_sign(self, var, m, lr, logbase, sign_decay, beta, grad):
+    new_m = F.add(F.mul(m, beta), F.mul(grad, F.sub(1.0, beta)))
+    agree = F.mul(F.sign(grad), F.sign(new_m))
+    update = F.mul(F.exp(F.mul(F.mul(logbase, sign_decay), agree)), grad)
+    return _assign_all((m, new_m), (var, F.sub(var, F.mul(lr, update))))[::-1]
+
+
+def _keras_momentum(self, var, accum, lr, grad, momentum):
+    new_accum = F.sub(F.mul(accum, momentum), F.mul(lr, grad))
+    step = (F.sub(F.mul(new_accum, momentum), F.mul(lr, grad)) if self.use_nesterov
+            else new_accum)
+    return _assign_all((accum, new_accum), (var, F.add(var, step)))[::-1]
+
+
+# ***** random draws (from the ms.set_seed generator, as the other random ops) *****
+
+def _int(value: Any) -> int:
+    """A static int given as a number or a (constant) Tensor of one element."""
+    return int(value.asnumpy().reshape(-1)[0]) if isinstance(value, Tensor) else int(value)
+
+
+def _seed(value: Any) -> Any:
+    return _int(value) or None
+
+
+def _shape(value: Any) -> tuple:
+    return tuple(int(v) for v in (value.asnumpy().tolist() if isinstance(value, Tensor)
+                                  else value))
+
+
+_PHI_2 = 0.5 * (1.0 + math.erf(2.0 / math.sqrt(2.0)))  # the standard normal's CDF at 2
+
+
+def _truncated_normal(self, shape):
+    """Standard normal values in [-2, 2]: the inverse CDF of a uniform draw on [Phi(-2), Phi(2)]."""
+    u = F.uniform(_shape(shape), 1.0 - _PHI_2, _PHI_2, self.seed or None, np.float64)
+    z = F.mul(F.erfinv(F.sub(F.mul(u, 2.0), 1.0)), math.sqrt(2.0))
+    return F.cast(F.clamp(z, -2.0, 2.0), self.dtype)
+
+
+def _cauchy(self):
+    """median + sigma * tan(pi * (u - 1/2)), u uniform on (0, 1)."""
+    u = F.uniform(_shape(self.size), 0.0, 1.0, None, np.float64)
+    return F.cast(F.add(F.mul(F.tan(F.mul(F.sub(u, 0.5), math.pi)), self.sigma), self.median),
+                  np.float32)
+
+
+def _log_normal_reverse(self, x):
+    """exp of normal(mean, std) draws, shaped and typed like x."""
+    return F.cast(F.exp(F.normal(x.shape, self.mean, self.std)), x.dtype)
+
+
+# ***** losses *****
+
+def _multilabel_margin_loss(self, x, target):
+    """(loss, is_target): is_target marks each row's classes listed in target before its
+    first -1."""
+    valid = F.cumprod(F.cast(F.not_equal(target, -1), np.int64), -1)
+    safe = F.where(F.greater(valid, 0), target, F.zeros_like(target))
+    hits = F.mul(F.one_hot(safe, x.shape[-1], 1, 0), F.expand_dims(valid, -1))
+    is_target = F.cast(F.greater(F.sum(hits, -2), 0), target.dtype)
+    return F.multilabel_margin_loss(x, target, self.reduction), is_target
+
+
+CONFIGURED: dict[str, tuple[dict[str, Any], Callable[..., Any]]] = {
+    "SGD": ({"dampening": 0.0, "weight_decay": 0.0, "nesterov": False}, _sgd),
+    "ApplyAdagrad": ({"update_slots": True}, _adagrad),
+    "ApplyAdagradV2": ({"epsilon": 1e-6, "update_slots": True}, _adagrad),
+    "ApplyRMSProp": ({"use_locking": False}, _rms_prop),
+    "ApplyCenteredRMSProp": ({"use_locking": False}, _centered_rms_prop),
+    "ApplyAdaMax": ({}, _ada_max),
+    "ApplyAdadelta": ({}, _adadelta),
+    "ApplyProximalAdagrad": ({"use_locking": False}, _proximal_adagrad),
+    "ApplyProximalGradientDescent": ({}, lambda self, var, alpha, l1, l2, delta: F.assign(
+        var, _shrink(F.sub(var, F.mul(alpha, delta)), alpha, l1, l2))),
+    "Adam": ({"use_locking": False, "use_nesterov": False}, _adam),
+    "ApplyAdamWithAmsgrad": ({"beta1": 0.9, "beta2": 0.999, "epsilon": 1e-8,
+                              "use_locking": False}, _adam_amsgrad),
+    "ApplyFtrl": ({"use_locking": False}, _ftrl),
+    "ApplyAddSign": ({}, _add_sign),
+    "ApplyPowerSign": ({}, _power_sign),
+    "ApplyKerasMomentum": ({"use_locking": False, "use_nesterov": False}, _keras_momentum),
+    # random draws
+    "TruncatedNormal": ({"seed": 0, "seed2": 0, "dtype": np.float32}, _truncated_normal),
+    "RandomCategorical": ({"dtype": np.int64}, lambda self, logits, num_sample, seed=0:
+                          F.random_categorical(logits, _int(num_sample), _seed(seed) or 0,
+                                               self.dtype)),
+    "MultinomialWithReplacement": ({"numsamples": 1, "replacement": False},
+                                   lambda self, x, seed, offset: F.multinomial(
+                                       x, self.numsamples, self.replacement, _seed(seed))),
+    "RandpermV2": ({"seed": 0, "offset": 0, "dtype": np.int64}, lambda self, n: F.randperm(
+        _int(n), self.seed, self.offset, self.dtype)),
+    "Cauchy": ({"size": (1,), "median": 0.0, "sigma": 1.0}, _cauchy),
+    "LogNormalReverse": ({"mean": 1.0, "std": 2.0}, _log_normal_reverse),
+    # losses
+    "MultilabelMarginLoss": ({"reduction": "mean"}, _multilabel_margin_loss),
+}
+
+
+__all__ = sorted(CONFIGURED)
+for _name, (_defaults, _call) in CONFIGURED.items():
+    globals()[_name] = _configured_class(_name, _defaults, _call)
