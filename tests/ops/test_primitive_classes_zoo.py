@@ -588,3 +588,183 @@ def test_multilabel_margin_loss(mode):
 def test_optimizer_classes_check_their_arguments():
     with pytest.raises(TypeError, match="Adam"):
         ops.Adam(nesterov=True)
+
+
+# ***** ops.classes_array: segments, TensorFlow resizes, sparse, layout, small algebra *****
+
+@pytest.mark.parametrize("mode", MODES)
+def test_sorted_segment_reductions(mode):
+    x = _rand((6, 2), 40)
+    ids = np.array([0, 0, 2, 2, 2, 3], np.int32)
+    names = ("SegmentSum", "SegmentMean", "SegmentMax", "SegmentMin", "SegmentProd")
+    got = run_in_mode(lambda a, i: tuple(getattr(ops, n)()(a, i) for n in names), mode, T(x),
+                      T(ids))
+    for name, value, reduce, empty in zip(names, got, (np.sum, np.mean, np.max, np.min, np.prod),
+                                          (0, 0, 0, 0, 1)):
+        want = np.stack([reduce(x[ids == s], 0) if (ids == s).any() else np.full(2, empty)
+                         for s in range(4)]).astype(np.float32)
+        assert_close(value, want, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="sorted"):
+        ops.SegmentSum()(T(x), T(np.array([0, 2, 1, 2, 2, 3], np.int32)))
+
+
+def _tf_bicubic_1d(x, out, align_corners, half_pixel):
+    """TensorFlow's ResizeBicubic along the last axis, one output pixel at a time."""
+    n = x.shape[-1]
+    scale = (n - 1) / (out - 1) if align_corners and out > 1 else n / out
+    a = -0.5 if half_pixel else -0.75
+
+    def w(t):
+        t = abs(t)
+        return ((a + 2) * t - (a + 3)) * t * t + 1 if t <= 1 else \
+            ((a * t - 5 * a) * t + 8 * a) * t - 4 * a if t < 2 else 0.0
+    result = np.zeros(x.shape[:-1] + (out,))
+    for o in range(out):
+        src = (o + 0.5) * scale - 0.5 if half_pixel else o * scale
+        base = int(np.floor(src))
+        frac = round((src - base) * 1024) / 1024
+        weights, total = [], 0.0
+        for k in (-1, 0, 1, 2):
+            tap = base + k
+            if half_pixel and not 0 <= tap < n:
+                continue
+            weights.append((min(max(tap, 0), n - 1), w(frac - k)))
+            total += weights[-1][1]
+        for tap, weight in weights:
+            result[..., o] += x[..., tap] * (weight / total if half_pixel else weight)
+    return result
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("align_corners, half_pixel", [(False, False), (True, False),
+                                                       (False, True)])
+def test_tf_style_resizes(mode, align_corners, half_pixel):
+    x = _rand((1, 2, 4, 5), 41)
+    got = run_in_mode(lambda a: ops.ResizeBicubic(align_corners, half_pixel)(a, (7, 3)), mode,
+                      T(x))
+    want = _tf_bicubic_1d(_tf_bicubic_1d(x, 3, align_corners, half_pixel).swapaxes(-1, -2), 7,
+                          align_corners, half_pixel).swapaxes(-1, -2)
+    assert_close(got, want.astype(np.float32), rtol=1e-5, atol=1e-5)
+    got = run_in_mode(lambda a: ops.ResizeNearestNeighborV2(align_corners, half_pixel)(
+        a, (7, 3)), mode, T(x))
+
+    def nearest(n, out):
+        scale = (n - 1) / (out - 1) if align_corners and out > 1 else n / out
+        src = (np.arange(out) + (0.5 if half_pixel else 0)) * scale
+        return np.minimum(np.rint(src) if align_corners else np.floor(src), n - 1).astype(int)
+    assert_close(got, x[:, :, nearest(4, 7)][:, :, :, nearest(5, 3)])
+    with pytest.raises(ValueError, match="ResizeBicubic"):
+        ops.ResizeBicubic(True, True)(T(x), (2, 2))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_sparse_and_dense_classes(mode):
+    indices = np.array([[0, 1], [2, 0]], np.int32)
+    values = np.array([1.5, -2.0], np.float32)
+    dense = np.zeros((3, 2), np.float32)
+    dense[0, 1], dense[2, 0] = 1.5, -2.0
+    other = _rand((3, 2), 42)
+    got = run_in_mode(lambda i, v, o: (ops.SparseToDense()(i, v, (3, 2)),
+                                       ops.SparseTensorDenseAdd()(i, v, (3, 2), o),
+                                       ops.SparseTensorDenseMatmul(adjoint_dt=True)(
+                                           i, v, (3, 2), o)), mode,
+                      T(indices), T(values), T(other))
+    assert_close(got, (dense, dense + other, dense @ other.T), rtol=1e-5)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_layout_and_format_classes(mode):
+    x = _rand((2, 3, 4), 43)
+    got = run_in_mode(lambda a: (ops.TensorShape()(a), ops.DynamicShape()(a),
+                                 ops.ConjugateTranspose()(a, (2, 0, 1)),
+                                 ops.IdentityN()((a, a))[1],
+                                 ops.FillV2()((2, 2), T(np.float32(3.0))),
+                                 ops.FillDiagonal(5.0, True)(ops.zeros((5, 2))),
+                                 ops.InvertPermutation()(T(np.array([3, 4, 0, 2, 1], np.int32))),
+                                 ops.DataFormatDimMap()(T(np.array([0, 1, 2, 3, -1], np.int32))),
+                                 ops.DataFormatVecPermute()(T(np.array([1, 2, 3, 4], np.int32)))),
+                      mode, T(x))
+    assert got[0].tolist() == got[1].tolist() == [2, 3, 4]
+    assert_close(got[2], x.transpose(2, 0, 1))
+    assert_close(got[3], x)
+    assert_close(got[4], np.full((2, 2), 3.0, np.float32))
+    diagonal = np.zeros((5, 2), np.float32)
+    np.fill_diagonal(diagonal, 5.0, wrap=True)
+    assert_close(got[5], diagonal)
+    assert got[6].tolist() == [2, 4, 3, 0, 1] and got[6].dtype == ms.int32
+    assert got[7].tolist() == [0, 2, 3, 1, 1]
+    assert got[8].tolist() == [1, 4, 2, 3]
+    assert ops.InvertPermutation()((3, 4, 0, 2, 1)) == (2, 4, 3, 0, 1)
+    assert ops.TupleToArray()((1, 2)).dtype == ms.int64
+    assert ops.ScalarCast()(2.7, ms.int32) == 2
+    assert ops.ScalarToTensor()(2, ms.float32).asnumpy() == np.float32(2.0)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_counting_and_search_classes(mode):
+    values = np.array([0, 1, 1, 5, 3], np.int32)
+    weights = np.array([1.0, 2.0, 3.0, 4.0, 0.5], np.float32)
+    got = run_in_mode(lambda v, w: (ops.Bincount()(v, 4, w), ops.Bincount()(v, 4, w[:0])), mode,
+                      T(values), T(weights))
+    assert_close(got[0], np.array([1.0, 5.0, 0.0, 0.5], np.float32))
+    assert_close(got[1], np.array([1.0, 2.0, 0.0, 1.0], np.float32))
+    seq = np.array([[1, 3, 5], [2, 4, 6]], np.int32)
+    probe = np.array([[3, 6], [3, 0]], np.int32)
+    got = run_in_mode(lambda s, v: (ops.LowerBound()(s, v), ops.UpperBound()(s, v)), mode,
+                      T(seq), T(probe))
+    for value, side in zip(got, ("left", "right")):
+        assert value.dtype == ms.int32
+        assert value.tolist() == [np.searchsorted(s, p, side).tolist() for s, p in zip(seq, probe)]
+    x = np.array([0.5, 1.5, 1.6, 3.9, 7.0], np.float32)
+    hist = run_in_mode(lambda a: ops.Histogram(4, 0.0, 4.0)(a), mode, T(x))
+    assert hist.asnumpy().tolist() == [1, 2, 0, 1]
+    bits = run_in_mode(lambda a: ops.CompareAndBitpack()(a, T(np.float32(0.5))), mode,
+                       T(np.array([[1, 0, 0, 0, 0, 0, 0, 1], [0, 1, 1, 1, 1, 1, 1, 1]],
+                                  np.float32)))
+    assert bits.dtype == ms.uint8 and bits.tolist() == [[129], [127]]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_small_linear_algebra_classes(mode):
+    rng = np.random.default_rng(44)
+    tall, wide = rng.standard_normal((4, 2)), rng.standard_normal((2, 4))
+    rhs_tall, rhs_wide = rng.standard_normal((4, 1)), rng.standard_normal((2, 1))
+    got = run_in_mode(lambda a, b, c, d: (ops.MatrixSolveLs()(a, b, T(0.5)),
+                                          ops.MatrixSolveLs()(c, d, T(0.5))), mode,
+                      T(tall), T(rhs_tall), T(wide), T(rhs_wide))
+    assert_close(got[0], np.linalg.solve(tall.T @ tall + 0.5 * np.eye(2), tall.T @ rhs_tall),
+                 rtol=1e-6)
+    assert_close(got[1], wide.T @ np.linalg.solve(wide @ wide.T + 0.5 * np.eye(2), rhs_wide),
+                 rtol=1e-6)
+    sup, main, sub = (rng.standard_normal((1, 4)) for _ in range(3))
+    rhs = rng.standard_normal((4, 3))
+    got = run_in_mode(lambda a, b, c, d: ops.TridiagonalMatMul()(a, b, c, d), mode, T(sup),
+                      T(main), T(sub), T(rhs))
+    matrix = np.diag(main[0]) + np.diag(sup[0, :-1], 1) + np.diag(sub[0, 1:], -1)
+    assert_close(got, matrix @ rhs, rtol=1e-6)
+    m = rng.standard_normal((3, 3))
+    got = run_in_mode(lambda a: (ops.NuclearNorm()(a), ops.Mvlgamma(2)(a * a + 2)), mode, T(m))
+    assert_close(got[0], np.linalg.svd(m, compute_uv=False).sum(), rtol=1e-6)
+    from math import lgamma, log, pi
+    y = m * m + 2
+    assert_close(got[1], 0.5 * log(pi) + np.vectorize(lgamma)(y) + np.vectorize(lgamma)(y - 0.5),
+                 rtol=1e-6)
+    got = run_in_mode(lambda s, e: ops.LogSpace(3, 2)(s, e), mode, T(1.0), T(3.0))
+    assert_close(got, np.array([2.0, 4.0, 8.0], np.float32), rtol=1e-6)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_grid_iou_and_scatter_axis_classes(mode):
+    theta = np.array([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]], np.float32)
+    x = _rand((1, 2, 3, 4), 45)
+    got = run_in_mode(lambda t, a: ops.GridSampler2D(align_corners=True)(
+        a, ops.AffineGrid(True)(t, (1, 2, 3, 4))), mode, T(theta), T(x))
+    assert_close(got, x, rtol=1e-5, atol=1e-6)  # the identity transform samples every pixel
+    boxes = np.array([[0.0, 0.0, 2.0, 2.0]], np.float32)
+    gt = np.array([[1.0, 1.0, 3.0, 3.0], [0.0, 0.0, 2.0, 2.0]], np.float32)
+    got = run_in_mode(lambda a, b: ops.IOU()(a, b), mode, T(boxes), T(gt))
+    assert_close(got, np.array([[1 / 7], [1.0]], np.float32), rtol=1e-5)
+    got = run_in_mode(lambda a, i, u: ops.ScatterAddWithAxis(1)(a, i, u), mode,
+                      T(np.zeros((2, 3), np.float32)), T(np.array([[0, 0], [2, 1]], np.int32)),
+                      T(np.ones((2, 2), np.float32)))
+    assert_close(got, np.array([[2, 0, 0], [0, 1, 1]], np.float32))
