@@ -768,3 +768,65 @@ def test_grid_iou_and_scatter_axis_classes(mode):
                       T(np.zeros((2, 3), np.float32)), T(np.array([[0, 0], [2, 1]], np.int32)),
                       T(np.ones((2, 2), np.float32)))
     assert_close(got, np.array([[2, 0, 0], [0, 1, 1]], np.float32))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_ctc_loss_with_sparse_labels(mode):
+    steps, batch, classes = 6, 2, 4  # blank: the last class
+    x = _rand((steps, batch, classes), 46)
+    indices = np.array([[0, 0], [0, 1], [1, 0], [1, 1], [1, 2]], np.int64)
+    values = np.array([1, 1, 0, 2, 1], np.int32)
+    lengths = np.array([6, 5], np.int32)
+    loss, grad = run_in_mode(lambda a, i, v, n: ops.CTCLoss()(a, i, v, n), mode, T(x),
+                             T(indices), T(values), T(lengths))
+    dense = np.array([[1, 1, 0], [0, 2, 1]], np.int64)
+
+    def total(logits):
+        nll, _ = ops.ctc_loss(ops.log_softmax(logits, -1), T(dense), T(lengths.astype(np.int64)),
+                              T(np.array([2, 3], np.int64)), blank=classes - 1, reduction="none")
+        return nll.sum()
+    want_loss, _ = ops.ctc_loss(ops.log_softmax(T(x), -1), T(dense), T(lengths.astype(np.int64)),
+                                T(np.array([2, 3], np.int64)), blank=classes - 1,
+                                reduction="none")
+    assert_close(loss, want_loss.asnumpy(), rtol=1e-5)
+    assert_close(grad, ms.grad(total)(T(x)).asnumpy(), rtol=1e-4, atol=1e-6)
+    assert_close(grad[5, 1], np.zeros(classes, np.float32))  # past sample 1's length
+    short = np.array([6, 2], np.int32)  # sample 1's 3 labels cannot fit in 2 steps
+    loss, grad = ops.CTCLoss(ignore_longer_outputs_than_inputs=True)(
+        T(x), T(indices), T(values), T(short))
+    assert loss.asnumpy()[1] == 0 and (grad.asnumpy()[:, 1] == 0).all()
+    with pytest.raises(ValueError, match="CTCLoss"):
+        ops.CTCLoss(preprocess_collapse_repeated=True)(T(x), T(indices), T(values), T(lengths))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_more_forwarding_classes(mode):
+    b = _rand((3, 2), 47)
+    x = _rand((2, 3), 48)
+    got = run_in_mode(lambda v: (ops.Gelu()(v), ops.ComplexAbs()(v)), mode, T(x))
+    assert_close(got[0], ops.gelu(T(x)).asnumpy())
+    assert_close(got[1], np.abs(x))
+    var = ms.Parameter(T(np.ones((3, 2), np.float32)), name="var")
+    run_in_mode(lambda v: ops.AssignSub()(var, v), mode, T(b))
+    assert_close(var.asnumpy(), 1 - b)
+    var = ms.Parameter(T(np.zeros((3, 2), np.float32)), name="var")
+    run_in_mode(lambda i, u: ops.ScatterNonAliasingAdd()(var, i, u), mode,
+                T(np.array([[0, 1], [2, 0]], np.int32)), T(np.array([2.0, 3.0], np.float32)))
+    assert_close(var.asnumpy(), np.array([[0, 2], [0, 0], [3, 0]], np.float32))
+    got = run_in_mode(lambda v, u: ops.InplaceUpdateV2()(v, T(np.array([2, 0], np.int32)), u),
+                      mode, T(b), T(np.zeros((2, 2), np.float32)))
+    assert_close(got, np.stack([np.zeros(2), b[1], np.zeros(2)]).astype(np.float32))
+    vol = _rand((1, 2, 2, 3, 4), 49)
+    grid = np.zeros((1, 1, 1, 1, 3), np.float32)  # the centre of the volume
+    got = run_in_mode(lambda v, g: ops.GridSampler3D(align_corners=True)(v, g), mode, T(vol),
+                      T(grid))
+    assert_close(got, ops.grid_sample(T(vol), T(grid), align_corners=True).asnumpy())
+
+
+def test_lu_classes_forward_to_ops():
+    b = T(_rand((3, 2), 47))
+    lu_data = T(np.array([[4.0, 1.0, 2.0], [0.5, 4.5, 0.0], [0.25, 0.3889, 5.5]], np.float32))
+    pivots = T(np.array([1, 2, 3], np.int32))
+    assert_close(ops.LuSolve()(b, lu_data, pivots), ops.lu_solve(b, lu_data, pivots).asnumpy())
+    assert_close(ops.LuUnpack()(lu_data, pivots), tuple(
+        t.asnumpy() for t in ops.lu_unpack(lu_data, pivots)))
