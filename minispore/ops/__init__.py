@@ -15,6 +15,7 @@ from .classes_ext import *  # noqa: F401,F403
 from .classes_nn import *  # noqa: F401,F403
 from .classes_zoo import *  # noqa: F401,F403
 from .classes_optim import *  # noqa: F401,F403
+from .classes_sparse_optim import *  # noqa: F401,F403
 from .classes_array import *  # noqa: F401,F403
 from .classes_comm import AllGather, AllReduce, Broadcast, ReduceScatter  # noqa: F401
 from .collective import ReduceOp  # noqa: F401

@@ -48,17 +48,58 @@ def _sgd(self, param, grad, lr, accum, momentum, stat):
     return F.assign(param, F.sub(param, F.mul(lr, step)))
 
 
-def _adagrad(self, var, accum, lr, grad):
+# Rules shared with the sparse forms (classes_sparse_optim) are pure: the new values of the
+# slots, in the order the slots are passed; the classes write them.
+
+def adagrad_values(self, var, accum, lr, grad):
     """accum += grad ** 2 (with update_slots); var -= lr * grad / (sqrt(accum) + epsilon)."""
     new_accum = F.add(accum, F.square(grad)) if self.update_slots else accum
     denom = F.add(F.sqrt(new_accum), getattr(self, "epsilon", 0.0))
-    return _assign_all((accum, new_accum), (var, F.sub(var, F.div(F.mul(lr, grad), denom))))[::-1]
+    return F.sub(var, F.div(F.mul(lr, grad), denom)), new_accum
 
 
-def _rms_prop(self, var, mean_square, moment, lr, grad, decay, momentum, epsilon):
+def rms_prop_values(self, var, mean_square, moment, lr, grad, decay, momentum, epsilon):
     ms = F.add(F.mul(mean_square, decay), F.mul(F.square(grad), F.sub(1.0, decay)))
     mom = F.add(F.mul(moment, momentum), F.div(F.mul(lr, grad), F.sqrt(F.add(ms, epsilon))))
-    return _assign_all((mean_square, ms), (moment, mom), (var, F.sub(var, mom)))[-1]
+    return F.sub(var, mom), ms, mom
+
+
+def adadelta_values(self, var, accum, accum_update, lr, rho, epsilon, grad):
+    new_accum = F.add(F.mul(accum, rho), F.mul(F.square(grad), F.sub(1.0, rho)))
+    update = F.mul(F.div(F.sqrt(F.add(accum_update, epsilon)),
+                         F.sqrt(F.add(new_accum, epsilon))), grad)
+    new_update = F.add(F.mul(accum_update, rho), F.mul(F.square(update), F.sub(1.0, rho)))
+    return F.sub(var, F.mul(lr, update)), new_accum, new_update
+
+
+def proximal_adagrad_values(self, var, accum, lr, l1, l2, grad):
+    new_accum = F.add(accum, F.square(grad))
+    prox = F.sub(var, F.div(F.mul(lr, grad), F.sqrt(new_accum)))
+    return _shrink(prox, lr, l1, l2), new_accum
+
+
+def ftrl_values(self, var, accum, linear, grad, lr, l1, l2, lr_power, l2_shrinkage=0.0):
+    """FTRL-proximal: var = (sign(linear) l1 - linear) / quadratic where |linear| > l1, else 0
+    (l2_shrinkage, FtrlV2's, adds 2 l2_shrinkage var to the gradient of the linear term)."""
+    new_accum = F.add(accum, F.square(grad))
+    power = F.neg(lr_power)
+    sigma = F.div(F.sub(F.pow(new_accum, power), F.pow(accum, power)), lr)
+    shrunk = F.add(grad, F.mul(var, 2.0 * l2_shrinkage)) if l2_shrinkage else grad
+    new_linear = F.sub(F.add(linear, shrunk), F.mul(sigma, var))
+    quadratic = F.add(F.div(F.pow(new_accum, power), lr), F.mul(l2, 2.0))
+    solved = F.div(F.sub(F.mul(F.sign(new_linear), l1), new_linear), quadratic)
+    new_var = F.where(F.greater(F.abs(new_linear), l1), solved, F.zeros_like(var))
+    return new_var, new_accum, new_linear
+
+
+def _dense(values: Callable[..., Any], slots: int, returned: Any) -> Callable[..., Any]:
+    """A class call writing values(...)'s results into the first `slots` inputs; it returns
+    the written slot `returned` (an int), or the tuple of those numbered in it."""
+    def call(self, *args):
+        written = _assign_all(*zip(args[:slots], values(self, *args)))
+        return written[returned] if isinstance(returned, int) else \
+            tuple(written[i] for i in returned)
+    return call
 
 
 def _centered_rms_prop(self, var, mean_grad, mean_square, moment, grad, lr, decay, momentum,
@@ -79,22 +120,6 @@ def _ada_max(self, var, m, v, beta1_power, lr, beta1, beta2, epsilon, grad):
     return out[2], out[0], out[1]
 
 
-def _adadelta(self, var, accum, accum_update, lr, rho, epsilon, grad):
-    new_accum = F.add(F.mul(accum, rho), F.mul(F.square(grad), F.sub(1.0, rho)))
-    update = F.mul(F.div(F.sqrt(F.add(accum_update, epsilon)),
-                         F.sqrt(F.add(new_accum, epsilon))), grad)
-    new_update = F.add(F.mul(accum_update, rho), F.mul(F.square(update), F.sub(1.0, rho)))
-    out = _assign_all((accum, new_accum), (accum_update, new_update),
-                      (var, F.sub(var, F.mul(lr, update))))
-    return out[2], out[0], out[1]
-
-
-def _proximal_adagrad(self, var, accum, lr, l1, l2, grad):
-    new_accum = F.add(accum, F.square(grad))
-    prox = F.sub(var, F.div(F.mul(lr, grad), F.sqrt(new_accum)))
-    return _assign_all((accum, new_accum), (var, _shrink(prox, lr, l1, l2)))[::-1]
-
-
 def _adam(self, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
     new_m = F.add(F.mul(m, beta1), F.mul(grad, F.sub(1.0, beta1)))
     new_v = F.add(F.mul(v, beta2), F.mul(F.square(grad), F.sub(1.0, beta2)))
@@ -107,26 +132,39 @@ def _adam(self, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, 
 
 
 def _adam_amsgrad(self, var, m, v, vhat, beta1_power, beta2_power, lr, grad):
-    b1, b2 = self.beta1, self.beta2
-    new_m = F.add(F.mul(m, b1), F.mul(grad, 1.0 - b1))
-    new_v = F.add(F.mul(v, b2), F.mul(F.square(grad), 1.0 - b2))
+    """AMSGrad: Adam with the running maximum vhat of v in the denominator (beta1, beta2,
+    epsilon: the instance's attributes, or a dict of them for the V2 form's inputs)."""
+    attrs = self if isinstance(self, dict) else vars(self)
+    b1, b2, eps = attrs["beta1"], attrs["beta2"], attrs["epsilon"]
+    new_m = F.add(F.mul(m, b1), F.mul(grad, F.sub(1.0, b1)))
+    new_v = F.add(F.mul(v, b2), F.mul(F.square(grad), F.sub(1.0, b2)))
     new_vhat = F.maximum(vhat, new_v)
     lr_t = F.div(F.mul(lr, F.sqrt(F.sub(1.0, beta2_power))), F.sub(1.0, beta1_power))
-    step = F.div(F.mul(lr_t, new_m), F.add(F.sqrt(new_vhat), self.epsilon))
+    step = F.div(F.mul(lr_t, new_m), F.add(F.sqrt(new_vhat), eps))
     out = _assign_all((m, new_m), (v, new_v), (vhat, new_vhat), (var, F.sub(var, step)))
     return out[3], out[0], out[1], out[2]
 
 
-def _ftrl(self, var, accum, linear, grad, lr, l1, l2, lr_power):
-    """FTRL-proximal: var = (sign(linear) l1 - linear) / quadratic where |linear| > l1, else 0."""
-    new_accum = F.add(accum, F.square(grad))
-    power = F.neg(lr_power)
-    sigma = F.div(F.sub(F.pow(new_accum, power), F.pow(accum, power)), lr)
-    new_linear = F.sub(F.add(linear, grad), F.mul(sigma, var))
-    quadratic = F.add(F.div(F.pow(new_accum, power), lr), F.mul(l2, 2.0))
-    solved = F.div(F.sub(F.mul(F.sign(new_linear), l1), new_linear), quadratic)
-    new_var = F.where(F.greater(F.abs(new_linear), l1), solved, F.zeros_like(var))
-    return _assign_all((accum, new_accum), (linear, new_linear), (var, new_var))[-1]
+def _adam_weight_decay(self, var, m, v, lr, beta1, beta2, epsilon, decay, grad):
+    """Adam without bias correction, the decay added to the update: var -= lr * (m / (sqrt(v)
+    + epsilon) + decay * var)."""
+    new_m = F.add(F.mul(m, beta1), F.mul(grad, F.sub(1.0, beta1)))
+    new_v = F.add(F.mul(v, beta2), F.mul(F.square(grad), F.sub(1.0, beta2)))
+    update = F.add(F.div(new_m, F.add(F.sqrt(new_v), epsilon)), F.mul(var, decay))
+    out = _assign_all((m, new_m), (v, new_v), (var, F.sub(var, F.mul(lr, update))))
+    return out[2], out[0], out[1]
+
+
+def _adam_no_update_param(self, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon,
+                          grad):
+    """Adam's moments written; returns the step to add to the parameter (not applied)."""
+    new_m = F.add(F.mul(m, beta1), F.mul(grad, F.sub(1.0, beta1)))
+    new_v = F.add(F.mul(v, beta2), F.mul(F.square(grad), F.sub(1.0, beta2)))
+    lr_t = F.div(F.mul(lr, F.sqrt(F.sub(1.0, beta2_power))), F.sub(1.0, beta1_power))
+    direction = (F.add(F.mul(new_m, beta1), F.mul(grad, F.sub(1.0, beta1)))
+                 if self.use_nesterov else new_m)
+    _assign_all((m, new_m), (v, new_v))
+    return F.neg(F.div(F.mul(lr_t, direction), F.add(F.sqrt(new_v), epsilon)))
 
 
 def _add_sign(self, var, m, lr, alpha, sign_decay, beta, grad):
@@ -202,19 +240,27 @@ def _multilabel_margin_loss(self, x, target):
 
 CONFIGURED: dict[str, tuple[dict[str, Any], Callable[..., Any]]] = {
     "SGD": ({"dampening": 0.0, "weight_decay": 0.0, "nesterov": False}, _sgd),
-    "ApplyAdagrad": ({"update_slots": True}, _adagrad),
-    "ApplyAdagradV2": ({"epsilon": 1e-6, "update_slots": True}, _adagrad),
-    "ApplyRMSProp": ({"use_locking": False}, _rms_prop),
+    "ApplyAdagrad": ({"update_slots": True}, _dense(adagrad_values, 2, (0, 1))),
+    "ApplyAdagradV2": ({"epsilon": 1e-6, "update_slots": True},
+                       _dense(adagrad_values, 2, (0, 1))),
+    "ApplyRMSProp": ({"use_locking": False}, _dense(rms_prop_values, 3, 0)),
     "ApplyCenteredRMSProp": ({"use_locking": False}, _centered_rms_prop),
     "ApplyAdaMax": ({}, _ada_max),
-    "ApplyAdadelta": ({}, _adadelta),
-    "ApplyProximalAdagrad": ({"use_locking": False}, _proximal_adagrad),
+    "ApplyAdadelta": ({}, _dense(adadelta_values, 3, (0, 1, 2))),
+    "ApplyProximalAdagrad": ({"use_locking": False}, _dense(proximal_adagrad_values, 2, (0, 1))),
     "ApplyProximalGradientDescent": ({}, lambda self, var, alpha, l1, l2, delta: F.assign(
         var, _shrink(F.sub(var, F.mul(alpha, delta)), alpha, l1, l2))),
     "Adam": ({"use_locking": False, "use_nesterov": False}, _adam),
     "ApplyAdamWithAmsgrad": ({"beta1": 0.9, "beta2": 0.999, "epsilon": 1e-8,
                               "use_locking": False}, _adam_amsgrad),
-    "ApplyFtrl": ({"use_locking": False}, _ftrl),
+    "ApplyAdamWithAmsgradV2": ({"use_locking": False},
+                               lambda self, var, m, v, vhat, beta1_power, beta2_power, lr, beta1,
+                               beta2, epsilon, grad: _adam_amsgrad(
+                                   {"beta1": beta1, "beta2": beta2, "epsilon": epsilon}, var, m,
+                                   v, vhat, beta1_power, beta2_power, lr, grad)),
+    "AdamWeightDecay": ({"use_locking": False}, _adam_weight_decay),
+    "AdamNoUpdateParam": ({"use_locking": False, "use_nesterov": False}, _adam_no_update_param),
+    "ApplyFtrl": ({"use_locking": False}, _dense(ftrl_values, 3, 0)),
     "ApplyAddSign": ({}, _add_sign),
     "ApplyPowerSign": ({}, _power_sign),
     "ApplyKerasMomentum": ({"use_locking": False, "use_nesterov": False}, _keras_momentum),

@@ -830,3 +830,109 @@ def test_lu_classes_forward_to_ops():
     assert_close(ops.LuSolve()(b, lu_data, pivots), ops.lu_solve(b, lu_data, pivots).asnumpy())
     assert_close(ops.LuUnpack()(lu_data, pivots), tuple(
         t.asnumpy() for t in ops.lu_unpack(lu_data, pivots)))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_adam_weight_decay_and_variants(mode):
+    lr, b1, b2, eps, decay, b1p, b2p = 0.01, 0.9, 0.999, 1e-6, 0.01, 0.9, 0.999
+
+    def adam_wd(s, g):
+        m = b1 * s[1] + (1 - b1) * g
+        v = b2 * s[2] + (1 - b2) * g * g
+        return [s[0] - lr * (m / (np.sqrt(v) + eps) + decay * s[0]), m, v]
+    _check_updates(mode, [W0, np.zeros(4), np.zeros(4)],
+                   lambda p, g: ops.AdamWeightDecay()(p[0], p[1], p[2], lr, b1, b2, eps, decay,
+                                                      g), adam_wd, (0, 1, 2))
+
+    def amsgrad(s, g):
+        m = b1 * s[1] + (1 - b1) * g
+        v = b2 * s[2] + (1 - b2) * g * g
+        vhat = np.maximum(s[3], v)
+        return [s[0] - lr * np.sqrt(1 - b2p) / (1 - b1p) * m / (np.sqrt(vhat) + eps), m, v, vhat]
+    _check_updates(mode, [W0, np.zeros(4), np.zeros(4), np.zeros(4)],
+                   lambda p, g: ops.ApplyAdamWithAmsgradV2()(p[0], p[1], p[2], p[3], b1p, b2p, lr,
+                                                             b1, b2, eps, g), amsgrad, (0, 1, 2, 3))
+    m = ms.Parameter(T(np.zeros(4, np.float32)), name="m")
+    v = ms.Parameter(T(np.zeros(4, np.float32)), name="v")
+    g = _rand((4,), 50)
+    step = run_in_mode(lambda grad: ops.AdamNoUpdateParam()(m, v, b1p, b2p, lr, b1, b2, eps, grad),
+                       mode, T(g))
+    want_m, want_v = (1 - b1) * g, (1 - b2) * g * g
+    assert_close(m.asnumpy(), want_m, rtol=1e-5, check_dtype=False)
+    assert_close(step, -lr * np.sqrt(1 - b2p) / (1 - b1p) * want_m / (np.sqrt(want_v) + eps),
+                 rtol=1e-4, check_dtype=False)
+
+
+def _check_sparse(mode, slots, call, rule):
+    """Two sparse steps on rows [2, 0] of (4, 2) slots: those rows follow the numpy dense
+    `rule(rows, grad)`, the others stay; the call returns every slot."""
+    params = [ms.Parameter(T(s.astype(np.float32)), name=f"slot{i}") for i, s in enumerate(slots)]
+    state = [s.astype(np.float64) for s in slots]
+    indices = np.array([2, 0], np.int32)
+    step = (lambda g, i: call(params, g, i))
+    step = ms.jit(step) if mode == "graph" else step
+    for k in range(2):
+        grad = _rand((2, 2), 60 + k)
+        out = step(T(grad), T(indices))
+        new_rows = rule([s[indices] for s in state], grad.astype(np.float64))
+        for s, rows in zip(state, new_rows):
+            s[indices] = rows
+        for p, got, want in zip(params, out, state):
+            assert_close(p.asnumpy(), want, rtol=1e-4, atol=1e-5, check_dtype=False)
+            assert_close(got, want, rtol=1e-4, atol=1e-5, check_dtype=False)
+
+
+SLOT = np.array([[1.0, -2.0], [0.5, 3.0], [-1.0, 2.0], [4.0, 0.25]])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_sparse_optimizer_updates(mode):
+    lr, eps, l1, l2 = 0.1, 1e-3, 0.01, 0.1
+
+    def adagrad(s, g, epsilon=0.0):
+        accum = s[1] + g * g
+        return [s[0] - lr * g / (np.sqrt(accum) + epsilon), accum]
+    _check_sparse(mode, [SLOT, np.full((4, 2), 0.1)],
+                  lambda p, g, i: ops.SparseApplyAdagrad(lr)(p[0], p[1], g, i), adagrad)
+    _check_sparse(mode, [SLOT, np.full((4, 2), 0.1)],
+                  lambda p, g, i: ops.SparseApplyAdagradV2(lr, eps)(p[0], p[1], g, i),
+                  lambda s, g: adagrad(s, g, eps))
+
+    def proximal(s, g):
+        accum = s[1] + g * g
+        prox = s[0] - lr * g / np.sqrt(accum)
+        return [np.sign(prox) / (1 + lr * l2) * np.maximum(np.abs(prox) - lr * l1, 0), accum]
+    _check_sparse(mode, [SLOT, np.full((4, 2), 0.1)],
+                  lambda p, g, i: ops.SparseApplyProximalAdagrad()(p[0], p[1], lr, l1, l2, g, i),
+                  proximal)
+
+    def rms(s, g):
+        ms_ = 0.9 * s[1] + 0.1 * g * g
+        mom = 0.5 * s[2] + lr * g / np.sqrt(ms_ + 1e-6)
+        return [s[0] - mom, ms_, mom]
+    _check_sparse(mode, [SLOT, np.ones((4, 2)), np.zeros((4, 2))],
+                  lambda p, g, i: ops.SparseApplyRMSProp(0.9, 0.5, 1e-6)(p[0], p[1], p[2], lr, g,
+                                                                         i), rms)
+
+    def ftrl(s, g, shrinkage=0.0):
+        w, accum, linear = s
+        new_accum = accum + g * g
+        linear = linear + g + 2 * shrinkage * w - (np.sqrt(new_accum) - np.sqrt(accum)) / lr * w
+        quadratic = np.sqrt(new_accum) / lr + 2 * l2
+        w = np.where(np.abs(linear) > l1, (np.sign(linear) * l1 - linear) / quadratic, 0.0)
+        return [w, new_accum, linear]
+    _check_sparse(mode, [SLOT, np.full((4, 2), 0.1), np.zeros((4, 2))],
+                  lambda p, g, i: ops.SparseApplyFtrl(lr, l1, l2, -0.5)(p[0], p[1], p[2], g, i),
+                  ftrl)
+    _check_sparse(mode, [SLOT, np.full((4, 2), 0.1), np.zeros((4, 2))],
+                  lambda p, g, i: ops.SparseApplyFtrlV2(lr, l1, l2, 0.05, -0.5)(p[0], p[1], p[2],
+                                                                                g, i),
+                  lambda s, g: ftrl(s, g, 0.05))
+
+    def adadelta(s, g):
+        accum = 0.9 * s[1] + 0.1 * g * g
+        update = np.sqrt(s[2] + 1e-6) / np.sqrt(accum + 1e-6) * g
+        return [s[0] - 1.0 * update, accum, 0.9 * s[2] + 0.1 * update * update]
+    _check_sparse(mode, [SLOT, np.zeros((4, 2)), np.zeros((4, 2))],
+                  lambda p, g, i: ops.SparseApplyAdadelta(1e-6)(p[0], p[1], p[2], 1.0, 0.9, g, i),
+                  adadelta)
