@@ -17,6 +17,7 @@ from .classes_zoo import *  # noqa: F401,F403
 from .classes_optim import *  # noqa: F401,F403
 from .classes_sparse_optim import *  # noqa: F401,F403
 from .classes_array import *  # noqa: F401,F403
+from .classes_detect import *  # noqa: F401,F403
 from .classes_comm import AllGather, AllReduce, Broadcast, ReduceScatter  # noqa: F401
 from .collective import ReduceOp  # noqa: F401
 from .custom import Custom  # noqa: F401

@@ -936,3 +936,94 @@ def test_sparse_optimizer_updates(mode):
     _check_sparse(mode, [SLOT, np.zeros((4, 2)), np.zeros((4, 2))],
                   lambda p, g, i: ops.SparseApplyAdadelta(1e-6)(p[0], p[1], p[2], 1.0, 0.9, g, i),
                   adadelta)
+
+
+# ***** ops.classes_detect: boxes, sampling, patches, histograms *****
+
+@pytest.mark.parametrize("mode", MODES)
+def test_bounding_box_encode_and_decode(mode):
+    # MindSpore's documented examples (widths counted inclusively, + 1)
+    anchors = np.array([[2.0, 2.0, 2.0, 3.0], [2.0, 2.0, 2.0, 3.0]], np.float32)
+    truth = np.array([[1.0, 2.0, 1.0, 4.0], [1.0, 2.0, 1.0, 4.0]], np.float32)
+    got = run_in_mode(lambda a, b: ops.BoundingBoxEncode()(a, b), mode, T(anchors), T(truth))
+    assert_close(got, np.array([[-1.0, 0.25, 0.0, np.log(1.5)]] * 2, np.float32), rtol=1e-6)
+    anchors = np.array([[4.0, 1.0, 2.0, 1.0], [2.0, 2.0, 2.0, 3.0]], np.float32)
+    deltas = np.array([[3.0, 1.0, 2.0, 2.0], [1.0, 2.0, 1.0, 4.0]], np.float32)
+    got = run_in_mode(lambda a, d: ops.BoundingBoxDecode((768, 1280), wh_ratio_clip=0.016)(a, d),
+                      mode, T(anchors), T(deltas))
+    e = np.e
+    assert_close(got, np.array([[0.5 + e ** 2 / 2, 0, 0, 1.5 + e ** 2 / 2],
+                                [3.5 - e / 2, 0, 2.5 + e / 2, 6 + e ** 4]], np.float32),
+                 rtol=1e-5)
+    # a round trip with means and stds
+    rng = np.random.default_rng(51)
+    corner = rng.uniform(0, 50, (5, 2))
+    boxes = np.concatenate([corner, corner + rng.uniform(5, 20, (5, 2))], 1).astype(np.float32)
+    truth = (boxes + rng.uniform(-2, 2, (5, 4))).astype(np.float32)
+    means, stds = (0.1, 0.0, -0.1, 0.0), (0.1, 0.1, 0.2, 0.2)
+    got = run_in_mode(lambda a, b: ops.BoundingBoxDecode((100, 100), means, stds)(
+        a, ops.BoundingBoxEncode(means, stds)(a, b)), mode, T(boxes), T(truth))
+    assert_close(got, np.clip(truth, 0, 99), rtol=1e-4, atol=1e-3)
+
+
+def test_random_choice_with_mask_follows_the_seed():
+    x = np.array([[True, False, True], [False, True, False]])
+    draws = []
+    for _ in range(2):
+        ms.set_seed(3)
+        draws.append(ops.RandomChoiceWithMask(5)(T(x)))
+    index, mask = draws[0]
+    assert (index.asnumpy() == draws[1][0].asnumpy()).all()
+    assert index.dtype == ms.int32 and index.shape == (5, 2) and mask.tolist() == [True] * 3 + [False] * 2
+    assert sorted(map(tuple, index.asnumpy()[:3].tolist())) == [(0, 0), (0, 2), (1, 1)]
+    assert (index.asnumpy()[3:] == 0).all()
+    index, mask = ops.RandomChoiceWithMask(2)(T(x))
+    assert mask.tolist() == [True, True] and all(x[tuple(i)] for i in index.asnumpy())
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_patches_and_depthwise_convolution(mode):
+    x = _rand((1, 2, 4, 6), 52)
+    cols, back = run_in_mode(lambda a: (ops.Im2Col(2, 2)(a),
+                                        ops.Col2Im(2, stride=2)(ops.Im2Col(2, 2)(a), (4, 6))),
+                             mode, T(x))
+    assert cols.shape == (1, 2, 4, 6)  # (N, C, kh * kw, L)
+    want = x.reshape(1, 2, 2, 2, 3, 2).transpose(0, 1, 3, 5, 2, 4).reshape(1, 2, 4, 6)
+    assert_close(cols, want)
+    assert_close(back, x)  # non-overlapping patches fold back to the input
+    w = _rand((3, 2, 3, 3), 53)  # channel multiplier 3
+    got = run_in_mode(lambda a, k: ops.DepthwiseConv2dNative(3, 3, pad_mode="same")(a, k), mode,
+                      T(x), T(w))
+    for c in range(2):
+        for k in range(3):
+            single = ops.conv2d(T(x[:, c:c + 1]), T(w[k:k + 1, c:c + 1]), None, 1, "same")
+            assert_close(got[:, c * 3 + k:c * 3 + k + 1], single.asnumpy(), rtol=1e-5, atol=1e-5)
+    vol = _rand((1, 1, 2, 4, 4), 54)
+    out, argmax = run_in_mode(lambda a: ops.MaxPool3DWithArgmax(2, 2)(a), mode, T(vol))
+    assert argmax.dtype == ms.int64
+    assert_close(out, vol.reshape(1, 1, 1, 2, 2, 2, 2, 2).max((3, 5, 7)))
+    assert_close(np.take(vol.ravel(), argmax.asnumpy().ravel()), out.asnumpy().ravel())
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_histograms_padding_and_truncated_normal(mode):
+    got = run_in_mode(lambda a, r: ops.HistogramFixedWidth(5)(a, r), mode,
+                      T(np.array([-1.0, 0.0, 1.5, 2.0, 5.0, 15.0], np.float32)),
+                      T(np.array([0.0, 5.0], np.float32)))
+    assert got.dtype == ms.int32 and got.tolist() == [2, 1, 1, 0, 2]  # MindSpore's example
+    got = run_in_mode(lambda a, b, w: (ops.ConfusionMatrix(3)(a, b), ops.ConfusionMatrix(
+        3, "float32")(a, b, w)), mode, T(np.array([0, 1, 1, 2], np.int32)),
+        T(np.array([0, 2, 1, 2], np.int32)), T(np.array([1.0, 2.0, 3.0, 4.0], np.float32)))
+    assert got[0].tolist() == [[1, 0, 0], [0, 1, 1], [0, 0, 1]]
+    assert got[1].tolist() == [[1, 0, 0], [0, 3, 2], [0, 0, 4]]
+    got = run_in_mode(lambda a: ops.Padding(4)(a), mode, T(np.array([[8.0], [10.0]], np.float32)))
+    assert_close(got, np.array([[8, 0, 0, 0], [10, 0, 0, 0]], np.float32))
+    ms.set_seed(4)
+    draw = ops.ParameterizedTruncatedNormal()((2, 4000), T(np.array([0.0, 5.0], np.float32)),
+                                              T(np.array([1.0, 2.0], np.float32)),
+                                              T(np.array([-1.0, 4.0], np.float32)),
+                                              T(np.array([1.0, 10.0], np.float32))).asnumpy()
+    assert draw.shape == (2, 4000)
+    assert draw[0].min() >= -1 and draw[0].max() <= 1 and abs(draw[0].mean()) < 0.05
+    assert draw[1].min() >= 4 and draw[1].max() <= 10
+    assert abs(draw[0].std() - 0.5379) < 0.03  # std of N(0, 1) truncated to [-1, 1]
