@@ -167,6 +167,33 @@ def _adam_no_update_param(self, m, v, beta1_power, beta2_power, lr, beta1, beta2
     return F.neg(F.div(F.mul(lr_t, direction), F.add(F.sqrt(new_v), epsilon)))
 
 
+def _adagrad_da(self, var, grad_accum, grad_squared_accum, grad, lr, l1, l2, global_step):
+    """Adagrad dual averaging: var = -lr * shrunk(grad_accum) / (l2 * step * lr +
+    sqrt(grad_squared_accum)), the accumulators updated first; returns (var,)."""
+    accum = F.add(grad_accum, grad)
+    squared = F.add(grad_squared_accum, F.square(grad))
+    step = F.cast(global_step, accum.dtype)
+    shrunk = F.mul(F.sign(accum), F.maximum(F.sub(F.abs(accum), F.mul(l1, step)), 0.0))
+    tmp = F.where(F.greater(l1, 0), shrunk, accum)
+    new_var = F.div(F.neg(F.mul(lr, tmp)), F.add(F.mul(F.mul(l2, step), lr), F.sqrt(squared)))
+    return _assign_all((grad_accum, accum), (grad_squared_accum, squared), (var, new_var))[2:]
+
+
+def _lars_update(self, weight, gradient, norm_weight, norm_gradient, weight_decay,
+                 learning_rate):
+    """The LARS gradient: ratio * (gradient + weight_decay * weight), ratio = hyperpara * |w| /
+    (|g| + weight_decay * |w| + epsilon) (1 where a norm is 0; with use_clip, min(ratio / lr,
+    1)); the norms are the square roots of the sums of squares passed in."""
+    w_norm, g_norm = F.sqrt(norm_weight), F.sqrt(norm_gradient)
+    ratio = F.div(F.mul(w_norm, self.hyperpara),
+                  F.add(F.add(g_norm, F.mul(w_norm, weight_decay)), self.epsilon))
+    both = F.logical_and(F.greater(w_norm, 0), F.greater(g_norm, 0))
+    ratio = F.where(both, ratio, F.ones_like(ratio))
+    if self.use_clip:
+        ratio = F.minimum(F.div(ratio, learning_rate), 1.0)
+    return F.mul(ratio, F.add(gradient, F.mul(weight, weight_decay)))
+
+
 def _add_sign(self, var, m, lr, alpha, sign_decay, beta, grad):
     new_m = F.add(F.mul(m, beta), F.mul(grad, F.sub(1.0, beta)))
     agree = F.mul(F.sign(grad), F.sign(new_m))
@@ -261,6 +288,8 @@ CONFIGURED: dict[str, tuple[dict[str, Any], Callable[..., Any]]] = {
     "AdamWeightDecay": ({"use_locking": False}, _adam_weight_decay),
     "AdamNoUpdateParam": ({"use_locking": False, "use_nesterov": False}, _adam_no_update_param),
     "ApplyFtrl": ({"use_locking": False}, _dense(ftrl_values, 3, 0)),
+    "ApplyAdagradDA": ({"use_locking": False}, _adagrad_da),
+    "LARSUpdate": ({"epsilon": 1e-05, "hyperpara": 0.001, "use_clip": False}, _lars_update),
     "ApplyAddSign": ({}, _add_sign),
     "ApplyPowerSign": ({}, _power_sign),
     "ApplyKerasMomentum": ({"use_locking": False, "use_nesterov": False}, _keras_momentum),

@@ -1027,3 +1027,24 @@ def test_histograms_padding_and_truncated_normal(mode):
     assert draw[0].min() >= -1 and draw[0].max() <= 1 and abs(draw[0].mean()) < 0.05
     assert draw[1].min() >= 4 and draw[1].max() <= 10
     assert abs(draw[0].std() - 0.5379) < 0.03  # std of N(0, 1) truncated to [-1, 1]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_adagrad_da_and_lars_update(mode):
+    lr, l1, l2 = 0.1, 0.01, 0.1
+
+    def adagrad_da(s, g):  # global_step 2 on every call below
+        accum, squared = s[1] + g, s[2] + g * g
+        tmp = np.sign(accum) * np.maximum(np.abs(accum) - l1 * 2, 0)
+        return [-lr * tmp / (l2 * 2 * lr + np.sqrt(squared)), accum, squared]
+    _check_updates(mode, [W0, np.zeros(4), np.full(4, 0.1)],
+                   lambda p, g: ops.ApplyAdagradDA()(p[0], p[1], p[2], g, lr, l1, l2,
+                                                     T(np.int32(2))), adagrad_da, (0,))
+    w, g = _rand((3, 4), 55), _rand((3, 4), 56)
+    for clip in (False, True):
+        got = run_in_mode(lambda a, b: ops.LARSUpdate(1e-5, 0.001, clip)(
+            a, b, (a * a).sum(), (b * b).sum(), 0.01, 0.5), mode, T(w), T(g))
+        wn, gn = np.sqrt((w.astype(np.float64) ** 2).sum()), np.sqrt((g.astype(np.float64) ** 2).sum())
+        ratio = 0.001 * wn / (gn + 0.01 * wn + 1e-5)
+        ratio = min(ratio / 0.5, 1.0) if clip else ratio
+        assert_close(got, ratio * (g + 0.01 * w), rtol=1e-5, check_dtype=False)
