@@ -77,6 +77,53 @@ def _random_choice_with_mask(self, x):
     return coords, mask
 
 
+def _crop_coords(lo, hi, size, crop):
+    """TensorFlow's sample coordinates of one axis: (boxes, crop) positions in pixels."""
+    if crop > 1:
+        steps = Tensor(np.arange(crop, dtype=np.float32)).astype(lo.dtype)
+        return F.add(F.mul(lo, size - 1.0),
+                     F.mul(F.mul(F.sub(hi, lo), (size - 1.0) / (crop - 1)), steps))
+    return F.mul(F.mul(F.add(lo, hi), 0.5 * (size - 1.0)), F.ones((1, 1), lo.dtype))
+
+
+def _crop_and_resize(self, x, boxes, box_index, crop_size):
+    """Crops of the NHWC images x[box_index] inside the normalised (y1, x1, y2, x2) boxes,
+    resampled to crop_size (bilinear or nearest); samples outside an image take
+    extrapolation_value. Output (boxes, crop_h, crop_w, depth), float32."""
+    if self.method not in ("bilinear", "nearest"):
+        raise ValueError(f"ops.CropAndResize: method must be 'bilinear' or 'nearest', got "
+                         f"{self.method!r}")
+    crop_h, crop_w = (int(v) for v in np.ravel(_static(crop_size, "ops.CropAndResize")))
+    images = F.cast(F.gather(x, box_index, 0), np.float32)
+    n, height, width, depth = images.shape
+    boxes = F.cast(boxes, np.float32)
+    y1, x1, y2, x2 = (F.slice_axis(boxes, 1, i, i + 1) for i in range(4))
+    ys, xs = _crop_coords(y1, y2, height, crop_h), _crop_coords(x1, x2, width, crop_w)
+
+    def pick(image, index, axis, size):  # image values at integer positions along `axis`
+        shape = (n, crop_h, 1, 1) if axis == 1 else (n, 1, crop_w, 1)
+        full = list(image.shape)
+        full[axis] = shape[axis]
+        return F.gather_elements(image, axis, F.broadcast_to(F.reshape(F.cast(
+            F.clamp(index, 0, size - 1), np.int64), shape), tuple(full)))
+
+    def sample(image, coords, axis, size):
+        if self.method == "nearest":
+            # roundf: halves away from zero (the coordinates that count are >= 0)
+            return pick(image, F.floor(F.add(coords, 0.5)), axis, size)
+        low = F.floor(coords)
+        frac = F.reshape(F.sub(coords, low), (n, crop_h, 1, 1) if axis == 1 else (n, 1, crop_w, 1))
+        near, far = pick(image, low, axis, size), pick(image, F.ceil(coords), axis, size)
+        return F.add(near, F.mul(F.sub(far, near), frac))
+    out = sample(sample(images, ys, 1, height), xs, 2, width)
+    inside_y = F.reshape(F.logical_and(F.greater_equal(ys, 0), F.less_equal(ys, height - 1)),
+                         (n, crop_h, 1, 1))
+    inside_x = F.reshape(F.logical_and(F.greater_equal(xs, 0), F.less_equal(xs, width - 1)),
+                         (n, 1, crop_w, 1))
+    return F.where(F.logical_and(inside_y, inside_x), out,
+                   F.full((), float(self.extrapolation_value), np.float32))
+
+
 def _im2col(self, x):
     """(N, C, H, W) -> (N, C, kh * kw, L): ops.unfold with the kernel axis split out."""
     cols = F.unfold(x, self.ksizes, self.dilations, self.pads, self.strides)
@@ -151,6 +198,7 @@ CONFIGURED: dict[str, tuple[dict[str, Any], Callable[..., Any]]] = {
     "BoundingBoxDecode": ({"max_shape": (1, 1), "means": (0.0, 0.0, 0.0, 0.0),
                            "stds": (1.0, 1.0, 1.0, 1.0), "wh_ratio_clip": 0.016}, _box_decode),
     "RandomChoiceWithMask": ({"count": 256, "seed": 0, "seed2": 0}, _random_choice_with_mask),
+    "CropAndResize": ({"method": "bilinear", "extrapolation_value": 0.0}, _crop_and_resize),
     "Im2Col": ({"ksizes": 1, "strides": 1, "dilations": 1, "pads": 0}, _im2col),
     "Col2Im": ({"kernel_size": 1, "dilation": 1, "padding": 0, "stride": 1}, _col2im),
     "DepthwiseConv2dNative": ({"channel_multiplier": 1, "kernel_size": 1, "mode": 3,

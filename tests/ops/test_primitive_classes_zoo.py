@@ -1048,3 +1048,42 @@ def test_adagrad_da_and_lars_update(mode):
         ratio = 0.001 * wn / (gn + 0.01 * wn + 1e-5)
         ratio = min(ratio / 0.5, 1.0) if clip else ratio
         assert_close(got, ratio * (g + 0.01 * w), rtol=1e-5, check_dtype=False)
+
+
+def _tf_crop_and_resize(x, boxes, box_index, crop, method, extrapolation):
+    """TensorFlow's crop_and_resize, one output pixel at a time."""
+    _, height, width, depth = x.shape
+    out = np.zeros((len(boxes), crop[0], crop[1], depth))
+    for b, (y1, x1, y2, x2) in enumerate(boxes):
+        image = x[box_index[b]]
+        for i in range(crop[0]):
+            y = (y1 * (height - 1) + i * (y2 - y1) * (height - 1) / (crop[0] - 1) if crop[0] > 1
+                 else 0.5 * (y1 + y2) * (height - 1))
+            for j in range(crop[1]):
+                xx = (x1 * (width - 1) + j * (x2 - x1) * (width - 1) / (crop[1] - 1)
+                      if crop[1] > 1 else 0.5 * (x1 + x2) * (width - 1))
+                if not (0 <= y <= height - 1 and 0 <= xx <= width - 1):
+                    out[b, i, j] = extrapolation
+                elif method == "nearest":
+                    out[b, i, j] = image[int(np.floor(y + 0.5)), int(np.floor(xx + 0.5))]
+                else:
+                    top, left = int(np.floor(y)), int(np.floor(xx))
+                    bottom, right = int(np.ceil(y)), int(np.ceil(xx))
+                    dy, dx = y - top, xx - left
+                    upper = image[top, left] + (image[top, right] - image[top, left]) * dx
+                    lower = image[bottom, left] + (image[bottom, right] - image[bottom, left]) * dx
+                    out[b, i, j] = upper + (lower - upper) * dy
+    return out.astype(np.float32)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("method", ["bilinear", "nearest"])
+def test_crop_and_resize(mode, method):
+    x = _rand((2, 5, 6, 3), 57)
+    boxes = np.array([[0.1, 0.2, 0.8, 0.9], [0.0, 0.0, 1.0, 1.0], [-0.2, 0.3, 0.6, 1.3],
+                      [0.5, 0.5, 0.5, 0.5]], np.float32)
+    box_index = np.array([1, 0, 0, 1], np.int32)
+    got = run_in_mode(lambda a, b, i: ops.CropAndResize(method, 7.0)(a, b, i, (4, 3)), mode,
+                      T(x), T(boxes), T(box_index))
+    assert_close(got, _tf_crop_and_resize(x, boxes, box_index, (4, 3), method, 7.0), rtol=1e-5,
+                 atol=1e-5)
