@@ -1087,3 +1087,54 @@ def test_crop_and_resize(mode, method):
                       T(x), T(boxes), T(box_index))
     assert_close(got, _tf_crop_and_resize(x, boxes, box_index, (4, 3), method, 7.0), rtol=1e-5,
                  atol=1e-5)
+
+
+# ***** ops.classes_image: colour spaces, dilation *****
+
+@pytest.mark.parametrize("mode", MODES)
+def test_colour_space_classes(mode):
+    import colorsys
+    rgb = np.random.default_rng(58).random((4, 5, 3)).astype(np.float32)
+    rgb[0, 0] = (0.3, 0.3, 0.3)  # a grey: hue 0, saturation 0
+    rgb[0, 1] = 0.0  # black
+    hsv = np.array([colorsys.rgb_to_hsv(*p) for p in rgb.reshape(-1, 3)]).reshape(rgb.shape)
+    got = run_in_mode(lambda a: (ops.RGBToHSV()(a), ops.HSVToRGB()(ops.RGBToHSV()(a))), mode,
+                      T(rgb))
+    assert_close(got[0], hsv.astype(np.float32), rtol=1e-5, atol=1e-6)
+    assert_close(got[1], rgb, rtol=1e-5, atol=1e-6)
+    shifted = hsv.copy()
+    shifted[..., 0] = (shifted[..., 0] + 0.3) % 1.0
+    want = np.array([colorsys.hsv_to_rgb(*p) for p in shifted.reshape(-1, 3)]).reshape(rgb.shape)
+    got = run_in_mode(lambda a: ops.AdjustHue()(a, 0.3), mode, T(rgb))
+    assert_close(got, want.astype(np.float32), rtol=1e-5, atol=1e-5)
+    saturated = hsv.copy()
+    saturated[..., 1] = np.clip(saturated[..., 1] * 1.7, 0, 1)
+    want = np.array([colorsys.hsv_to_rgb(*p) for p in saturated.reshape(-1, 3)]).reshape(rgb.shape)
+    got = run_in_mode(lambda a: ops.AdjustSaturation()(a, 1.7), mode, T(rgb))
+    assert_close(got, want.astype(np.float32), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("pad_mode, stride, rate", [("VALID", 1, 1), ("SAME", 2, 1),
+                                                     ("SAME", 1, 2)])
+def test_dilation2d(mode, pad_mode, stride, rate):
+    x, w = _rand((1, 2, 6, 5), 59), _rand((2, 2, 3), 60)
+    got = run_in_mode(lambda a, k: ops.Dilation2D((1, 1, stride, stride), (1, 1, rate, rate),
+                                                  pad_mode)(a, k), mode, T(x), T(w))
+    kh, kw = (np.array(w.shape[1:]) - 1) * rate + 1
+    if pad_mode == "SAME":
+        out_h, out_w = -(-6 // stride), -(-5 // stride)
+        ph, pw = max((out_h - 1) * stride + kh - 6, 0), max((out_w - 1) * stride + kw - 5, 0)
+        padded = np.pad(x, ((0, 0), (0, 0), (ph // 2, ph - ph // 2), (pw // 2, pw - pw // 2)),
+                        constant_values=-np.inf)
+    else:
+        padded = x
+        out_h, out_w = (6 - kh) // stride + 1, (5 - kw) // stride + 1
+    want = np.full((1, 2, out_h, out_w), -np.inf, np.float32)
+    for i in range(out_h):
+        for j in range(out_w):
+            for a in range(w.shape[1]):
+                for b in range(w.shape[2]):
+                    value = padded[0, :, i * stride + a * rate, j * stride + b * rate] + w[:, a, b]
+                    want[0, :, i, j] = np.maximum(want[0, :, i, j], value)
+    assert_close(got, want, rtol=1e-6)
