@@ -5,8 +5,11 @@ each a front for the `ops` function holding the formula.
     >>> ops.SoftMarginLoss()(ms.Tensor([[0.3, 0.7]]), ms.Tensor([[-1.0, 1.0]])).shape
     ()
 """
+from typing import Any, Callable
+
 import numpy as np
 
+from ..core.tensor import Tensor, host_value
 from . import functional as F
 from .classes_ext import _configured_class
 from .ctc import ctc_loss_grad, ctc_loss_p
@@ -54,7 +57,36 @@ def _ctc_loss(self, x, labels_indices, labels_values, sequence_length):
     return loss, grad
 
 
-CONFIGURED = {
+def _ctc_greedy_decoder(self, inputs, sequence_length):
+    """Best class per step (blank: the last), blanks dropped and, with merge_repeated, runs
+    merged: (decoded_indices, decoded_values, decoded_shape, log_probability) with the
+    decoding as a sparse (batch, position) tensor; log_probability = -sum of each step's
+    largest logit. The sparse part's size depends on the values: read on the host."""
+    steps, batch, classes = inputs.shape
+    counted = F.less(Tensor(np.arange(steps).reshape(steps, 1)),
+                     F.reshape(F.cast(sequence_length, np.int64), (1, batch)))
+    best_logits = F.where(counted, F.amax(inputs, -1), F.zeros((), inputs.dtype))
+    log_probability = F.reshape(F.neg(F.sum(best_logits, 0)), (batch, 1))
+    best = np.asarray(host_value(F.argmax(inputs, -1), "ops.CTCGreedyDecoder: the decoding"))
+    lengths = np.asarray(host_value(sequence_length, "ops.CTCGreedyDecoder: sequence_length")
+                         if isinstance(sequence_length, Tensor) else sequence_length)
+    indices, values, widest = [], [], 0
+    for b in range(batch):
+        previous, labels = -1, []
+        for t in range(int(lengths[b])):
+            label = int(best[t, b])
+            if label != classes - 1 and not (self.merge_repeated and label == previous):
+                labels.append(label)
+            previous = label
+        indices += [(b, k) for k in range(len(labels))]
+        values += labels
+        widest = max(widest, len(labels))
+    return (Tensor(np.array(indices, np.int64).reshape(-1, 2)), Tensor(np.array(values, np.int64)),
+            Tensor(np.array([batch, widest], np.int64)), log_probability)
+
+
+CONFIGURED: dict[str, tuple[dict[str, Any], Callable[..., Any]]] = {
+    "CTCGreedyDecoder": ({"merge_repeated": True}, _ctc_greedy_decoder),
     "CTCLoss": ({"preprocess_collapse_repeated": False, "ctc_merge_repeated": True,
                  "ignore_longer_outputs_than_inputs": False}, _ctc_loss),
     "LRN": ({"depth_radius": 5, "bias": 1.0, "alpha": 1.0, "beta": 0.5,

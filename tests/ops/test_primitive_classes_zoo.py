@@ -1138,3 +1138,20 @@ def test_dilation2d(mode, pad_mode, stride, rate):
                     value = padded[0, :, i * stride + a * rate, j * stride + b * rate] + w[:, a, b]
                     want[0, :, i, j] = np.maximum(want[0, :, i, j], value)
     assert_close(got, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("merge", [True, False])
+def test_ctc_greedy_decoder(mode, merge):
+    # best classes per step (blank = 3): sample 0: 1 1 3 1 2 0, sample 1 (length 4): 2 3 3 2 .
+    best = np.array([[1, 2], [1, 3], [3, 3], [1, 2], [2, 0], [0, 1]])
+    x = _rand((6, 2, 4), 61) * 0.1
+    x[np.arange(6)[:, None], np.arange(2)[None, :], best] = 2.0
+    got = run_in_mode(lambda a, n: ops.CTCGreedyDecoder(merge)(a, n), mode, T(x),
+                      T(np.array([6, 4], np.int32)))
+    decoded = ([[1, 1, 2, 0], [2, 2]] if merge else [[1, 1, 1, 2, 0], [2, 2]])
+    assert got[0].tolist() == [[b, k] for b, row in enumerate(decoded) for k in range(len(row))]
+    assert got[1].tolist() == [v for row in decoded for v in row]
+    assert got[2].tolist() == [2, max(map(len, decoded))]
+    want = -np.array([[x[:6, 0].max(-1).sum()], [x[:4, 1].max(-1).sum()]], np.float32)
+    assert_close(got[3], want, rtol=1e-5)
