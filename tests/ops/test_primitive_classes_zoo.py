@@ -1155,3 +1155,55 @@ def test_ctc_greedy_decoder(mode, merge):
     assert got[2].tolist() == [2, max(map(len, decoded))]
     want = -np.array([[x[:6, 0].max(-1).sum()], [x[:4, 1].max(-1).sum()]], np.float32)
     assert_close(got[3], want, rtol=1e-5)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_sparse_updates_sum_repeated_indices_and_fused_forms(mode):
+    lr = 0.1
+    var = ms.Parameter(T(SLOT.astype(np.float32)), name="var")
+    accum = ms.Parameter(T(np.full((4, 2), 0.1, np.float32)), name="accum")
+    grad = _rand((3, 2), 62)
+    indices = np.array([1, 3, 1], np.int32)
+    run_in_mode(lambda g, i: ops.SparseApplyAdagrad(lr)(var, accum, g, i), mode, T(grad),
+                T(indices))
+    summed = np.zeros((4, 2))
+    np.add.at(summed, indices, grad)
+    want_accum = np.full((4, 2), 0.1) + summed ** 2
+    want_var = SLOT - lr * summed / np.sqrt(want_accum)
+    assert_close(accum.asnumpy(), want_accum, rtol=1e-5, check_dtype=False)
+    assert_close(var.asnumpy(), want_var, rtol=1e-5, check_dtype=False)
+
+    b1, b2, eps, b1p, b2p = 0.9, 0.999, 1e-8, 0.9, 0.999
+    for name, lazy in (("FusedSparseAdam", False), ("FusedSparseLazyAdam", True)):
+        slots = [ms.Parameter(T(s.astype(np.float32)), name=f"s{k}")
+                 for k, s in enumerate((SLOT, np.full((4, 2), 0.1), np.full((4, 2), 0.01)))]
+        out = run_in_mode(lambda g, i: getattr(ops, name)()(*slots, b1p, b2p, lr, b1, b2, eps, g,
+                                                             i), mode, T(grad), T(indices))
+        assert [o.shape for o in out] == [(1,)] * 3
+        m = b1 * 0.1 + (1 - b1) * summed
+        v = b2 * 0.01 + (1 - b2) * summed ** 2
+        w = SLOT - lr * np.sqrt(1 - b2p) / (1 - b1p) * m / (np.sqrt(v) + eps)
+        rows = np.isin(np.arange(4), indices)[:, None] if lazy else np.ones((4, 1), bool)
+        for param, want, old in zip(slots, (w, m, v), (SLOT, 0.1, 0.01)):
+            assert_close(param.asnumpy(), np.where(rows, want, old), rtol=1e-5,
+                         check_dtype=False)
+    slots = [ms.Parameter(T(s.astype(np.float32)), name=f"f{k}")
+             for k, s in enumerate((SLOT, np.full((4, 2), 0.1)))]
+    out = run_in_mode(lambda g, i: ops.FusedSparseProximalAdagrad()(*slots, lr, 0.01, 0.1, g, i),
+                      mode, T(grad), T(indices))
+    new_accum = 0.1 + summed ** 2
+    prox = SLOT - lr * summed / np.sqrt(new_accum)
+    shrunk = np.sign(prox) / (1 + lr * 0.1) * np.maximum(np.abs(prox) - lr * 0.01, 0)
+    rows = np.isin(np.arange(4), indices)[:, None]
+    assert_close(slots[0].asnumpy(), np.where(rows, shrunk, SLOT), rtol=1e-5, check_dtype=False)
+    assert [o.shape for o in out] == [(1,)] * 2
+    slots = [ms.Parameter(T(s.astype(np.float32)), name=f"t{k}")
+             for k, s in enumerate((SLOT, np.full((4, 2), 0.1), np.zeros((4, 2))))]
+    run_in_mode(lambda g, i: ops.FusedSparseFtrl(lr, 0.01, 0.1, -0.5)(*slots, g, i), mode,
+                T(grad), T(indices))
+    new_accum = 0.1 + summed ** 2
+    linear = summed - (np.sqrt(new_accum) - np.sqrt(0.1)) / lr * SLOT
+    quadratic = np.sqrt(new_accum) / lr + 0.2
+    w = np.where(np.abs(linear) > 0.01, (np.sign(linear) * 0.01 - linear) / quadratic, 0.0)
+    assert_close(slots[0].asnumpy(), np.where(rows, w, SLOT), rtol=1e-5, atol=1e-6,
+                 check_dtype=False)
