@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..core.dtype import to_np
 from ..core.tensor import Tensor
 from . import functional as F
 from .classes import simple_class
@@ -124,6 +125,26 @@ def _crop_and_resize(self, x, boxes, box_index, crop_size):
                    F.full((), float(self.extrapolation_value), np.float32))
 
 
+def _no_repeat_ngram(self, state_seq, log_probs):
+    """log_probs with every token that would repeat an n-gram of state_seq set to the lowest
+    float: where the last n - 1 tokens occurred before, the token that followed them then."""
+    n, length = self.ngram_size, state_seq.shape[-1]
+    vocab = log_probs.shape[-1]
+    banned = F.zeros(log_probs.shape, np.int32)
+    if n - 1 < length:
+        tail = F.slice_axis(state_seq, -1, length - n + 1, length)
+        for start in range(length - n + 1):
+            window = F.slice_axis(state_seq, -1, start, start + n - 1)
+            seen = F.all(F.equal(window, tail), -1) if n > 1 else \
+                F.ones(state_seq.shape[:-1], np.bool_)
+            follower = F.squeeze(F.slice_axis(state_seq, -1, start + n - 1, start + n), -1)
+            hit = F.mul(F.one_hot(follower, vocab, 1, 0),
+                        F.expand_dims(F.cast(seen, np.int32), -1))
+            banned = F.add(banned, F.cast(hit, np.int32))
+    lowest = F.full((), float(np.finfo(to_np(log_probs.dtype)).min), log_probs.dtype)
+    return F.where(F.greater(banned, 0), lowest, log_probs)
+
+
 def _im2col(self, x):
     """(N, C, H, W) -> (N, C, kh * kw, L): ops.unfold with the kernel axis split out."""
     cols = F.unfold(x, self.ksizes, self.dilations, self.pads, self.strides)
@@ -199,6 +220,7 @@ CONFIGURED: dict[str, tuple[dict[str, Any], Callable[..., Any]]] = {
                            "stds": (1.0, 1.0, 1.0, 1.0), "wh_ratio_clip": 0.016}, _box_decode),
     "RandomChoiceWithMask": ({"count": 256, "seed": 0, "seed2": 0}, _random_choice_with_mask),
     "CropAndResize": ({"method": "bilinear", "extrapolation_value": 0.0}, _crop_and_resize),
+    "NoRepeatNGram": ({"ngram_size": 1}, _no_repeat_ngram),
     "Im2Col": ({"ksizes": 1, "strides": 1, "dilations": 1, "pads": 0}, _im2col),
     "Col2Im": ({"kernel_size": 1, "dilation": 1, "padding": 0, "stride": 1}, _col2im),
     "DepthwiseConv2dNative": ({"channel_multiplier": 1, "kernel_size": 1, "mode": 3,

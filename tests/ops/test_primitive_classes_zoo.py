@@ -1207,3 +1207,22 @@ def test_sparse_updates_sum_repeated_indices_and_fused_forms(mode):
     w = np.where(np.abs(linear) > 0.01, (np.sign(linear) * 0.01 - linear) / quadratic, 0.0)
     assert_close(slots[0].asnumpy(), np.where(rows, w, SLOT), rtol=1e-5, atol=1e-6,
                  check_dtype=False)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_no_repeat_ngram(mode):
+    seq = np.array([[[1, 2, 1, 2, 5, 1, 2], [9, 3, 9, 5, 4, 1, 5]],
+                    [[4, 8, 6, 4, 5, 6, 4], [4, 8, 8, 4, 3, 4, 8]]], np.int32)
+    probs = np.random.default_rng(63).random((2, 2, 10)).astype(np.float32)
+    got = run_in_mode(lambda s, p: ops.NoRepeatNGram(3)(s, p), mode, T(seq), T(probs))
+    want = probs.copy()
+    lowest = np.finfo(np.float32).min
+    for b in range(2):
+        for k in range(2):
+            row = seq[b, k].tolist()
+            for i in range(len(row) - 2):
+                if row[i:i + 2] == row[-2:]:
+                    want[b, k, row[i + 2]] = lowest
+    # MindSpore's example: (1, 2) -> ban 1 and 5; (6, 4) -> ban 5; (4, 8) -> ban 8
+    assert (want == lowest).sum() == 4
+    assert_close(got, want)
