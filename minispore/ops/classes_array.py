@@ -172,6 +172,80 @@ def _format_vec_permute(self, x):
     return F.gather(x, Tensor(np.array(order, np.int64)), 0)
 
 
+# ----- diagonal bands (k: one diagonal, or (lowest, highest) with one row per diagonal, the
+# highest first, each padded to the longest by `align`) -----
+
+_ALIGNS = ("RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT")
+
+
+def _band(op, k):
+    ks = [int(v) for v in np.ravel(_static(k, f"ops.{op}: k"))]
+    low, high = (ks[0], ks[0]) if len(ks) == 1 else (ks[0], ks[1])
+    if low > high:
+        raise ValueError(f"ops.{op}: k[0] must not exceed k[1], got {ks}")
+    return low, high
+
+
+def _diag_len(rows, cols, d):
+    return min(rows + min(0, d), cols - max(0, d))
+
+
+def _offset(align, d, length, widest):
+    """Where a diagonal of `length` starts in its row of `widest` (right-aligned ones pad left:
+    superdiagonals (d >= 0) with RIGHT_*, subdiagonals with *_RIGHT)."""
+    if align not in _ALIGNS:
+        raise ValueError(f"ops: align must be one of {_ALIGNS}, got {align!r}")
+    right = align.startswith("RIGHT") if d >= 0 else align.endswith("RIGHT")
+    return widest - length if right else 0
+
+
+def _diag_part_v3(self, x, k, padding_value):
+    low, high = _band("MatrixDiagPartV3", k)
+    rows, cols = x.shape[-2:]
+    widest = max(_diag_len(rows, cols, d) for d in range(low, high + 1))
+    fill = float(np.ravel(_static(padding_value, "ops.MatrixDiagPartV3: padding_value"))[0])
+    out = []
+    for d in range(high, low - 1, -1):
+        diag = F.diagonal(x, d, -2, -1)
+        start = _offset(self.align, d, diag.shape[-1], widest)
+        pads = ((0, 0),) * (diag.ndim - 1) + ((start, widest - diag.shape[-1] - start),)
+        out.append(F.pad(diag, pads, value=fill))
+    return out[0] if low == high else F.stack(out, -2)
+
+
+def _set_diag_v3(x, diagonal, low, high, align):
+    """x with the band's diagonals replaced by those of `diagonal` (rows as in _diag_part_v3)."""
+    rows, cols = x.shape[-2:]
+    widest = max(_diag_len(rows, cols, d) for d in range(low, high + 1))
+    for row, d in enumerate(range(high, low - 1, -1)):
+        values = diagonal if low == high else F.squeeze(F.slice_axis(diagonal, -2, row, row + 1),
+                                                        -2)
+        length = _diag_len(rows, cols, d)
+        start = _offset(align, d, length, widest)
+        x = F.matrix_set_diag(x, F.slice_axis(values, -1, start, start + length), d)
+    return x
+
+
+def _matrix_set_diag_v3(self, x, diagonal, k):
+    low, high = _band("MatrixSetDiagV3", k)
+    return _set_diag_v3(x, diagonal, low, high, self.align)
+
+
+def _matrix_diag_v3(self, x, k, num_rows, num_cols, padding_value):
+    """A (..., rows, cols) matrix of padding_value with the band's diagonals taken from x;
+    rows or cols of -1: the smallest that holds the band (both: the smallest square)."""
+    low, high = _band("MatrixDiagV3", k)
+    widest = x.shape[-1]
+    rows, cols = (int(np.ravel(_static(v, "ops.MatrixDiagV3"))[0]) for v in (num_rows, num_cols))
+    least_rows, least_cols = widest - min(high, 0), widest + max(low, 0)
+    if rows == -1 and cols == -1:  # both unset: the smallest square
+        rows = cols = max(least_rows, least_cols)
+    rows, cols = (rows if rows != -1 else least_rows), (cols if cols != -1 else least_cols)
+    lead = tuple(x.shape[:-1] if low == high else x.shape[:-2])
+    fill = float(np.ravel(_static(padding_value, "ops.MatrixDiagV3: padding_value"))[0])
+    return _set_diag_v3(F.full(lead + (rows, cols), fill, x.dtype), x, low, high, self.align)
+
+
 SIMPLE: dict[str, Callable[..., Any]] = {
     "SegmentSum": _segment("SegmentSum", F.unsorted_segment_sum, 0.0),
     "SegmentMean": _segment("SegmentMean", _segment_mean, 0.0),
@@ -242,6 +316,9 @@ CONFIGURED: dict[str, tuple[dict[str, Any], Callable[..., Any]]] = {
     "FillDiagonal": ({"fill_value": 0.0, "wrap": False}, _fill_diagonal),
     "ScatterAddWithAxis": ({"axis": 0}, lambda self, x, indices, updates:
                            F.tensor_scatter_elements(x, indices, updates, self.axis, "add")),
+    "MatrixDiagPartV3": ({"align": "RIGHT_LEFT"}, _diag_part_v3),
+    "MatrixDiagV3": ({"align": "RIGHT_LEFT"}, _matrix_diag_v3),
+    "MatrixSetDiagV3": ({"align": "RIGHT_LEFT", "max_length": 1000000}, _matrix_set_diag_v3),
     "DataFormatDimMap": ({"src_format": "NHWC", "dst_format": "NCHW"}, _format_dim_map),
     "DataFormatVecPermute": ({"src_format": "NHWC", "dst_format": "NCHW"},
                              _format_vec_permute),

@@ -1226,3 +1226,26 @@ def test_no_repeat_ngram(mode):
     # MindSpore's example: (1, 2) -> ban 1 and 5; (6, 4) -> ban 5; (4, 8) -> ban 8
     assert (want == lowest).sum() == 4
     assert_close(got, want)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_matrix_diag_v3_family(mode):
+    x = np.array([[1, 2, 3, 4], [5, 6, 7, 8], [9, 8, 7, 6]], np.float32)
+    got = run_in_mode(lambda a: (ops.MatrixDiagPartV3()(a, (-1, 2), 9.0),
+                                 ops.MatrixDiagPartV3("LEFT_RIGHT")(a, (-1, 2), 9.0),
+                                 ops.MatrixDiagPartV3()(a, 1, 0.0)), mode, T(x))
+    # TensorFlow's documented band of this matrix
+    assert got[0].tolist() == [[9, 3, 8], [2, 7, 6], [1, 6, 7], [5, 8, 9]]
+    assert got[1].tolist() == [[3, 8, 9], [2, 7, 6], [1, 6, 7], [9, 5, 8]]
+    assert got[2].tolist() == [2, 7, 6]
+    band = np.array([[9, 3, 8], [2, 7, 6], [1, 6, 7], [5, 8, 9]], np.float32)
+    got = run_in_mode(lambda a, d: ops.MatrixSetDiagV3()(a, d, (-1, 2)), mode,
+                      T(np.zeros((3, 4), np.float32)), T(band))
+    want = np.triu(np.tril(x, 2), -1)  # the band of x, zeros elsewhere
+    assert_close(got, want)
+    got = run_in_mode(lambda d: (ops.MatrixDiagV3()(d, 1, -1, -1, 0.0),
+                                 ops.MatrixDiagV3()(d, (0, 1), 3, 4, 7.0)), mode,
+                      T(np.array([[1, 2, 3], [4, 5, 6]], np.float32)))
+    assert got[0].shape == (2, 4, 4)  # one superdiagonal: the smallest square holding it
+    assert_close(got[0][1], np.diag([4.0, 5.0, 6.0], 1).astype(np.float32))
+    assert got[1].tolist() == [[4, 1, 7, 7], [7, 5, 2, 7], [7, 7, 6, 3]]  # both of length 3
