@@ -1249,3 +1249,42 @@ def test_matrix_diag_v3_family(mode):
     assert got[0].shape == (2, 4, 4)  # one superdiagonal: the smallest square holding it
     assert_close(got[0][1], np.diag([4.0, 5.0, 6.0], 1).astype(np.float32))
     assert got[1].tolist() == [[4, 1, 7, 7], [7, 5, 2, 7], [7, 7, 6, 3]]  # both of length 3
+
+
+# ***** ops.classes_control: composition and checks *****
+
+@pytest.mark.parametrize("mode", MODES)
+def test_map_hyper_map_partial_parallel_concat(mode):
+    a, b = _rand((2,), 64), _rand((2,), 65)
+
+    def body(x, y):
+        nested = ops.HyperMap(ops.Mul())((x, (y, [x])), (y, (y, [y])))
+        mapped = ops.Map()(ops.Sub(), (x, y), (y, x))
+        scale = ops.Partial()(ops.mul, 3.0)
+        joined = ops.ParallelConcat()((ops.expand_dims(x, 0), ops.expand_dims(y, 0)))
+        return nested, mapped, scale(x), joined
+    nested, mapped, scaled, joined = run_in_mode(body, mode, T(a), T(b))
+    assert isinstance(nested[1][1], list)
+    assert_close(nested[0], a * b)
+    assert_close(nested[1][0], b * b)
+    assert_close(nested[1][1][0], a * b)
+    assert_close(mapped, (a - b, b - a))
+    assert_close(scaled, 3 * a)
+    assert_close(joined, np.stack([a, b]))
+    order = []
+    ops.Map(lambda v: order.append(v), reverse=True)((1, 2, 3))
+    assert order == [3, 2, 1]
+    with pytest.raises(ValueError, match="differ in length"):
+        ops.HyperMap(ops.Add())((T(a),), (T(a), T(b)))
+
+
+def test_assert_and_check_numerics():
+    ops.Assert()(T(np.array([True, True])), [T(a) for a in (np.ones(2),)])
+    with pytest.raises(ValueError, match="condition is False"):
+        ops.Assert(2)(T(np.array([True, False])), [T(np.arange(5.0))])
+    x = T(np.array([1.0, 2.0], np.float32))
+    assert ops.CheckNumerics()(x) is x
+    with pytest.raises(ValueError, match="NaN or Inf"):
+        ops.CheckNumerics()(T(np.array([1.0, np.inf], np.float32)))
+    with pytest.raises(ValueError, match="NaN or Inf"):
+        ms.jit(lambda v: ops.CheckNumerics()(v * 0.0 / 0.0))(x)
