@@ -13,6 +13,13 @@ from .classes import *  # noqa: F401,F403
 from .classes import PrimitiveClass as Primitive  # noqa: F401
 from .classes_ext import *  # noqa: F401,F403
 from .classes_nn import *  # noqa: F401,F403
+from .classes_zoo import *  # noqa: F401,F403
+from .classes_optim import *  # noqa: F401,F403
+from .classes_sparse_optim import *  # noqa: F401,F403
+from .classes_array import *  # noqa: F401,F403
+from .classes_detect import *  # noqa: F401,F403
+from .classes_image import *  # noqa: F401,F403
+from .classes_control import *  # noqa: F401,F403
 from .classes_comm import AllGather, AllReduce, Broadcast, ReduceScatter  # noqa: F401
 from .collective import ReduceOp  # noqa: F401
 from .custom import Custom  # noqa: F401

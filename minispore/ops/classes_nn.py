@@ -5,8 +5,14 @@ each a front for the `ops` function holding the formula.
     >>> ops.SoftMarginLoss()(ms.Tensor([[0.3, 0.7]]), ms.Tensor([[-1.0, 1.0]])).shape
     ()
 """
+from typing import Any, Callable
+
+import numpy as np
+
+from ..core.tensor import Tensor, host_value
 from . import functional as F
 from .classes_ext import _configured_class
+from .ctc import ctc_loss_grad, ctc_loss_p
 
 
 def _channel_dropout_and_mask(dropout, keep_prob, x):
@@ -24,7 +30,65 @@ def _nll_and_total_weight(self, logits, labels, weight):
             total_weight)
 
 
-CONFIGURED = {
+def _ctc_loss(self, x, labels_indices, labels_values, sequence_length):
+    """MindSpore's (TensorFlow's) CTCLoss: (loss, gradient) of the (T, N, C) logits for sparse
+    labels (labels_indices rows (sample, position), labels_values the labels), the blank the
+    last class. The gradient is in the logits: log_softmax's backward of ctc_loss_grad."""
+    if self.preprocess_collapse_repeated or not self.ctc_merge_repeated:
+        raise ValueError("ops.CTCLoss: only preprocess_collapse_repeated=False with "
+                         "ctc_merge_repeated=True is supported")
+    steps, batch, classes = x.shape
+    samples = F.reshape(F.slice_axis(labels_indices, 1, 0, 1), (-1,))
+    targets = F.scatter_nd(labels_indices, F.cast(labels_values, np.int64), (batch, steps))
+    target_lengths = F.unsorted_segment_sum(F.ones(samples.shape, np.int64), samples, batch)
+    log_probs = F.log_softmax(x, -1)
+    lengths = F.cast(sequence_length, np.int64)
+    kept = F.less_equal(target_lengths, lengths)
+    if self.ignore_longer_outputs_than_inputs:  # ctc_loss checks the lengths: clip, then mask
+        target_lengths = F.minimum(target_lengths, lengths)
+    args = (log_probs, targets, lengths, target_lengths)
+    loss = ctc_loss_p(*args, blank=classes - 1, zero_infinity=False)
+    grad = ctc_loss_grad(*args, F.ones((batch,), x.dtype), blank=classes - 1,
+                         zero_infinity=False)
+    grad = F.sub(grad, F.mul(F.exp(log_probs), F.sum(grad, -1, True)))
+    if self.ignore_longer_outputs_than_inputs:
+        loss = F.where(kept, loss, F.zeros_like(loss))
+        grad = F.where(F.reshape(kept, (1, batch, 1)), grad, F.zeros_like(grad))
+    return loss, grad
+
+
+def _ctc_greedy_decoder(self, inputs, sequence_length):
+    """Best class per step (blank: the last), blanks dropped and, with merge_repeated, runs
+    merged: (decoded_indices, decoded_values, decoded_shape, log_probability) with the
+    decoding as a sparse (batch, position) tensor; log_probability = -sum of each step's
+    largest logit. The sparse part's size depends on the values: read on the host."""
+    steps, batch, classes = inputs.shape
+    counted = F.less(Tensor(np.arange(steps).reshape(steps, 1)),
+                     F.reshape(F.cast(sequence_length, np.int64), (1, batch)))
+    best_logits = F.where(counted, F.amax(inputs, -1), F.zeros((), inputs.dtype))
+    log_probability = F.reshape(F.neg(F.sum(best_logits, 0)), (batch, 1))
+    best = np.asarray(host_value(F.argmax(inputs, -1), "ops.CTCGreedyDecoder: the decoding"))
+    lengths = np.asarray(host_value(sequence_length, "ops.CTCGreedyDecoder: sequence_length")
+                         if isinstance(sequence_length, Tensor) else sequence_length)
+    indices, values, widest = [], [], 0
+    for b in range(batch):
+        previous, labels = -1, []
+        for t in range(int(lengths[b])):
+            label = int(best[t, b])
+            if label != classes - 1 and not (self.merge_repeated and label == previous):
+                labels.append(label)
+            previous = label
+        indices += [(b, k) for k in range(len(labels))]
+        values += labels
+        widest = max(widest, len(labels))
+    return (Tensor(np.array(indices, np.int64).reshape(-1, 2)), Tensor(np.array(values, np.int64)),
+            Tensor(np.array([batch, widest], np.int64)), log_probability)
+
+
+CONFIGURED: dict[str, tuple[dict[str, Any], Callable[..., Any]]] = {
+    "CTCGreedyDecoder": ({"merge_repeated": True}, _ctc_greedy_decoder),
+    "CTCLoss": ({"preprocess_collapse_repeated": False, "ctc_merge_repeated": True,
+                 "ignore_longer_outputs_than_inputs": False}, _ctc_loss),
     "LRN": ({"depth_radius": 5, "bias": 1.0, "alpha": 1.0, "beta": 0.5,
              "norm_region": "ACROSS_CHANNELS"},
             lambda self, x: F.lrn(x, self.depth_radius, self.bias, self.alpha, self.beta,
