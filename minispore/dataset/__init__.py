@@ -50,6 +50,18 @@ from .sources import (  # noqa: F401
     Shuffle,
     TextFileDataset,
 )
+from .sources.vision_more import (  # noqa: F401
+    Caltech256Dataset,
+    CelebADataset,
+    EMnistDataset,
+    FakeImageDataset,
+    KMnistDataset,
+    QMnistDataset,
+    SemeionDataset,
+    STL10Dataset,
+    SVHNDataset,
+    USPSDataset,
+)
 
 __all__ = ["BatchInfo", "CSVDataset", "Cifar100Dataset", "Cifar10Dataset", "Dataset",
            "DistributedSampler", "FashionMnistDataset", "GeneratorDataset",
@@ -57,6 +69,9 @@ __all__ = ["BatchInfo", "CSVDataset", "Cifar100Dataset", "Cifar10Dataset", "Data
            "RandomSampler", "Sampler", "Schema", "SequentialSampler", "Shuffle",
            "SubsetRandomSampler", "SubsetSampler", "TextFileDataset", "WeightedRandomSampler",
            "config", "zip"]
+__all__ += ["Caltech256Dataset", "CelebADataset", "EMnistDataset", "FakeImageDataset",
+            "KMnistDataset", "QMnistDataset", "SemeionDataset", "STL10Dataset", "SVHNDataset",
+            "USPSDataset"]
 
 # imported on first use: vision needs Pillow, and `import minispore` should stay quick
 _SUBMODULES = ("transforms", "vision", "text")

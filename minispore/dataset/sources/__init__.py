@@ -9,3 +9,15 @@ from .vision_files import (  # noqa: F401
                            ImageFolderDataset,
                            MnistDataset,
 )
+from .vision_more import (  # noqa: F401
+                          Caltech256Dataset,
+                          CelebADataset,
+                          EMnistDataset,
+                          FakeImageDataset,
+                          KMnistDataset,
+                          QMnistDataset,
+                          SemeionDataset,
+                          STL10Dataset,
+                          SVHNDataset,
+                          USPSDataset,
+)
