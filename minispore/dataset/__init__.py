@@ -50,6 +50,24 @@ from .sources import (  # noqa: F401
     Shuffle,
     TextFileDataset,
 )
+from .sources.text_more import (  # noqa: F401
+    AGNewsDataset,
+    AmazonReviewDataset,
+    CLUEDataset,
+    CoNLL2000Dataset,
+    DBpediaDataset,
+    EnWik9Dataset,
+    IMDBDataset,
+    Multi30kDataset,
+    PennTreebankDataset,
+    SogouNewsDataset,
+    SQuADDataset,
+    SST2Dataset,
+    UDPOSDataset,
+    WikiTextDataset,
+    YahooAnswersDataset,
+    YelpReviewDataset,
+)
 from .sources.vision_more import (  # noqa: F401
     Caltech256Dataset,
     CelebADataset,
@@ -72,6 +90,7 @@ __all__ = ["BatchInfo", "CSVDataset", "Cifar100Dataset", "Cifar10Dataset", "Data
 __all__ += ["Caltech256Dataset", "CelebADataset", "EMnistDataset", "FakeImageDataset",
             "KMnistDataset", "QMnistDataset", "SemeionDataset", "STL10Dataset", "SVHNDataset",
             "USPSDataset"]
+__all__ += ["AGNewsDataset", "AmazonReviewDataset", "CLUEDataset", "CoNLL2000Dataset", "DBpediaDataset", "EnWik9Dataset", "IMDBDataset", "Multi30kDataset", "PennTreebankDataset", "SogouNewsDataset", "SQuADDataset", "SST2Dataset", "UDPOSDataset", "WikiTextDataset", "YahooAnswersDataset", "YelpReviewDataset"]
 
 # imported on first use: vision needs Pillow, and `import minispore` should stay quick
 _SUBMODULES = ("transforms", "vision", "text")

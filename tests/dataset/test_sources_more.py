@@ -195,3 +195,165 @@ def test_celeba_attributes_and_partitions(tmp_path):
         [1, 0, 0], [1, 1, 0]]
     assert column(ds.CelebADataset(str(tmp_path), usage="valid"), 1) == [[0, 1, 1]]
     _check_rows_picked(lambda **kw: ds.CelebADataset(str(tmp_path), **kw), 3)
+
+
+# ----- text datasets -----
+
+def _write(path, text):
+    os.makedirs(os.path.dirname(str(path)), exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        f.write(text)
+
+
+@pytest.mark.parametrize("api, columns", [
+    ("AGNewsDataset", ["index", "title", "description"]),
+    ("AmazonReviewDataset", ["label", "title", "content"]),
+    ("DBpediaDataset", ["class", "title", "content"]),
+    ("SogouNewsDataset", ["index", "title", "content"]),
+    ("YahooAnswersDataset", ["class", "title", "content", "answer"]),
+    ("YelpReviewDataset", ["label", "text"]),
+])
+def test_csv_corpora(tmp_path, api, columns):
+    width = len(columns)
+
+    def line(n):
+        return ",".join(f'"{n}-{i}, ""q"""' if i else f'"{n}"' for i in range(width)) + "\n"
+    _write(tmp_path / "train.csv", line(1) + line(2) + line(3))
+    _write(tmp_path / "test.csv", line(4))
+    make = getattr(ds, api)
+    train = make(str(tmp_path), usage="train", shuffle=False)
+    assert train.get_col_names() == columns
+    got = list(train.create_tuple_iterator(output_numpy=True))
+    assert [str(r[0]) for r in got] == ["1", "2", "3"]
+    assert str(got[1][width - 1]) == f'2-{width - 1}, "q"' and got[0][0].dtype.kind == "U"
+    assert make(str(tmp_path), usage="test").get_dataset_size() == 1
+    assert make(str(tmp_path)).get_dataset_size() == 4
+    _check_rows_picked(lambda **kw: make(str(tmp_path), **kw), 4)
+    ds.config.set_seed(1)
+    files_order = column(make(str(tmp_path), shuffle=ds.Shuffle.FILES))
+    assert files_order in (["4", "1", "2", "3"], ["1", "2", "3", "4"])
+    _write(tmp_path / "test.csv", '"only one field"\n')
+    with pytest.raises(RuntimeError, match="has 1 field"):
+        rows(make(str(tmp_path), usage="test"))
+
+
+def test_line_corpora(tmp_path):
+    for part in ("train", "test", "valid"):
+        _write(tmp_path / f"ptb.{part}.txt", f" {part} a <unk>\n {part} b\n")
+        _write(tmp_path / f"wiki.{part}.tokens", f" = {part} =\n\n {part} text\n")
+    ptb = ds.PennTreebankDataset(str(tmp_path), usage="train", shuffle=False)
+    assert ptb.get_col_names() == ["text"] and column(ptb) == [" train a <unk>", " train b"]
+    assert ds.PennTreebankDataset(str(tmp_path)).get_dataset_size() == 6
+    wiki = ds.WikiTextDataset(str(tmp_path), usage="valid", shuffle=False)
+    assert column(wiki) == [" = valid =", " valid text"]
+    _check_rows_picked(lambda **kw: ds.WikiTextDataset(str(tmp_path), **kw), 6)
+    with pytest.raises(ValueError, match="usage must be one of"):
+        ds.WikiTextDataset(str(tmp_path), usage="dev")
+    _write(tmp_path / "enwik9", "<mediawiki>\n  <page>\n</mediawiki>\n")
+    assert column(ds.EnWik9Dataset(str(tmp_path), shuffle=False)) == [
+        "<mediawiki>", "  <page>", "</mediawiki>"]
+    _check_rows_picked(lambda **kw: ds.EnWik9Dataset(str(tmp_path), **kw), 3)
+
+
+def test_sst2_tsv(tmp_path):
+    _write(tmp_path / "train.tsv", "sentence\tlabel\nhide new secretions \t0\ngood fun \t1\n")
+    _write(tmp_path / "dev.tsv", "sentence\tlabel\nit 's a charming journey . \t1\n")
+    _write(tmp_path / "test.tsv", "index\tsentence\n0\tuneasy mishmash\n1\tsharp\n")
+    train = ds.SST2Dataset(str(tmp_path), shuffle=False)  # usage None: train
+    assert train.get_col_names() == ["sentence", "label"]
+    assert rows(train) == [["hide new secretions ", "0"], ["good fun ", "1"]]
+    test = ds.SST2Dataset(str(tmp_path), usage="test", shuffle=False)
+    assert test.get_col_names() == ["sentence"] and column(test) == ["uneasy mishmash", "sharp"]
+    assert ds.SST2Dataset(str(tmp_path), usage="dev").get_dataset_size() == 1
+    _check_rows_picked(lambda **kw: ds.SST2Dataset(str(tmp_path), "test", **kw), 2)
+
+
+def test_udpos_and_conll2000_sentences(tmp_path):
+    _write(tmp_path / "en-ud-tag.v2.train.txt",
+           "Al\tPROPN\tNNP\n-\tPUNCT\tHYPH\n\nThe\tDET\tDT\nend\tNOUN\tNN\n.\tPUNCT\t.\n")
+    _write(tmp_path / "en-ud-tag.v2.dev.txt", "Hi\tINTJ\tUH\n")
+    _write(tmp_path / "en-ud-tag.v2.test.txt", "Yes\tINTJ\tUH\n\n")
+    train = ds.UDPOSDataset(str(tmp_path), usage="train", shuffle=False)
+    assert train.get_col_names() == ["word", "universal", "stanford"]
+    assert rows(train) == [[["Al", "-"], ["PROPN", "PUNCT"], ["NNP", "HYPH"]],
+                           [["The", "end", "."], ["DET", "NOUN", "PUNCT"], ["DT", "NN", "."]]]
+    assert ds.UDPOSDataset(str(tmp_path)).get_dataset_size() == 4
+    assert column(ds.UDPOSDataset(str(tmp_path), usage="valid")) == [["Hi"]]
+    _check_rows_picked(lambda **kw: ds.UDPOSDataset(str(tmp_path), **kw), 4)
+    _write(tmp_path / "train.txt", "Confidence NN B-NP\nin IN B-PP\n\nHe PRP B-NP\n")
+    _write(tmp_path / "test.txt", "Rockwell NNP B-NP\n")
+    conll = ds.CoNLL2000Dataset(str(tmp_path), usage="train", shuffle=False)
+    assert conll.get_col_names() == ["word", "pos_tag", "chunk_tag"]
+    assert rows(conll)[0] == [["Confidence", "in"], ["NN", "IN"], ["B-NP", "B-PP"]]
+    assert ds.CoNLL2000Dataset(str(tmp_path)).get_dataset_size() == 3
+    _write(tmp_path / "test.txt", "Rockwell\n")
+    with pytest.raises(RuntimeError, match="has 1 field"):
+        rows(ds.CoNLL2000Dataset(str(tmp_path), usage="test"))
+
+
+def test_multi30k_pairs(tmp_path):
+    for part, n in (("train", 3), ("valid", 1), ("test", 1)):
+        _write(tmp_path / f"{part}.en", "".join(f"{part} en {i}\n" for i in range(n)))
+        _write(tmp_path / f"{part}.de", "".join(f"{part} de {i}\n" for i in range(n)))
+    train = ds.Multi30kDataset(str(tmp_path), usage="train", shuffle=False)
+    assert train.get_col_names() == ["text", "translation"]
+    assert rows(train)[1] == ["train en 1", "train de 1"]
+    assert rows(ds.Multi30kDataset(str(tmp_path), "test", ["de", "en"]))[0] == [
+        "test de 0", "test en 0"]
+    assert ds.Multi30kDataset(str(tmp_path)).get_dataset_size() == 5
+    _check_rows_picked(lambda **kw: ds.Multi30kDataset(str(tmp_path), **kw), 5)
+    with pytest.raises(ValueError, match="language_pair"):
+        ds.Multi30kDataset(str(tmp_path), language_pair=["en", "fr"])
+
+
+def test_squad_json(tmp_path):
+    import json
+    doc = {"version": "1.1", "data": [{"title": "T", "paragraphs": [
+        {"context": "Paris is in France.", "qas": [
+            {"id": "a", "question": "Where is Paris?",
+             "answers": [{"text": "France", "answer_start": 12},
+                         {"text": "in France", "answer_start": 9}]},
+            {"id": "b", "question": "What?", "answers": [], "is_impossible": True}]}]}]}
+    _write(tmp_path / "dev-v1.1.json", json.dumps(doc))
+    _write(tmp_path / "train-v1.1.json", json.dumps(doc))
+    dev = ds.SQuADDataset(str(tmp_path), usage="dev", shuffle=False)
+    assert dev.get_col_names() == ["context", "question", "text", "answer_start"]
+    got = list(dev.create_tuple_iterator(output_numpy=True))
+    assert got[0][2].tolist() == ["France", "in France"] and got[0][3].dtype == np.uint32
+    assert got[0][3].tolist() == [12, 9] and got[1][2].tolist() == [""]
+    assert ds.SQuADDataset(str(tmp_path)).get_dataset_size() == 4
+    _check_rows_picked(lambda **kw: ds.SQuADDataset(str(tmp_path), "dev", **kw), 2)
+
+
+def test_clue_json_lines(tmp_path):
+    _write(tmp_path / "train.json",
+           '{"sentence1": "a", "sentence2": "b", "label": "0"}\n'
+           '{"sentence1": "c", "sentence2": "d", "label": "1"}\n')
+    _write(tmp_path / "test.json", '{"id": 7, "sentence1": "e", "sentence2": "f"}\n')
+    train = ds.CLUEDataset(str(tmp_path / "train.json"), task="AFQMC", shuffle=False)
+    assert train.get_col_names() == ["sentence1", "sentence2", "label"]
+    assert rows(train) == [["a", "b", "0"], ["c", "d", "1"]]
+    test = ds.CLUEDataset(str(tmp_path / "test.json"), task="AFQMC", usage="test")
+    assert test.get_col_names() == ["id", "sentence1", "sentence2"] and rows(test) == [[7, "e", "f"]]
+    _write(tmp_path / "wsc.json", '{"target": {"span2_index": 5, "span1_index": 0, '
+           '"span1_text": "x", "span2_text": "y"}, "idx": 3, "label": "true", "text": "t"}\n')
+    wsc = rows(ds.CLUEDataset(str(tmp_path / "wsc.json"), task="WSC", usage="eval"))
+    assert wsc == [[0, 5, "x", "y", 3, "true", "t"]]
+    _check_rows_picked(lambda **kw: ds.CLUEDataset(str(tmp_path / "train.json"), **kw), 2)
+    with pytest.raises(ValueError, match="task must be one of"):
+        ds.CLUEDataset(str(tmp_path / "train.json"), task="OCNLI")
+
+
+def test_imdb_folders(tmp_path):
+    for part in ("train", "test"):
+        for kind in ("pos", "neg"):
+            for i in range(2 if part == "train" else 1):
+                _write(tmp_path / part / kind / f"{i}_7.txt", f"{part} {kind} {i}")
+    train = ds.IMDBDataset(str(tmp_path), usage="train", shuffle=False)
+    assert train.get_col_names() == ["text", "label"]
+    assert rows(train) == [["train pos 0", 1], ["train pos 1", 1], ["train neg 0", 0],
+                           ["train neg 1", 0]]
+    label = next(iter(train.create_tuple_iterator(output_numpy=True)))[1]
+    assert label.dtype == np.uint32
+    assert ds.IMDBDataset(str(tmp_path)).get_dataset_size() == 6
+    _check_rows_picked(lambda **kw: ds.IMDBDataset(str(tmp_path), **kw), 6)
