@@ -50,6 +50,14 @@ from .sources import (  # noqa: F401
     Shuffle,
     TextFileDataset,
 )
+from .sources.audio_files import (  # noqa: F401
+    CMUArcticDataset,
+    GTZANDataset,
+    LibriTTSDataset,
+    LJSpeechDataset,
+    SpeechCommandsDataset,
+    YesNoDataset,
+)
 from .sources.text_more import (  # noqa: F401
     AGNewsDataset,
     AmazonReviewDataset,
@@ -90,7 +98,12 @@ __all__ = ["BatchInfo", "CSVDataset", "Cifar100Dataset", "Cifar10Dataset", "Data
 __all__ += ["Caltech256Dataset", "CelebADataset", "EMnistDataset", "FakeImageDataset",
             "KMnistDataset", "QMnistDataset", "SemeionDataset", "STL10Dataset", "SVHNDataset",
             "USPSDataset"]
-__all__ += ["AGNewsDataset", "AmazonReviewDataset", "CLUEDataset", "CoNLL2000Dataset", "DBpediaDataset", "EnWik9Dataset", "IMDBDataset", "Multi30kDataset", "PennTreebankDataset", "SogouNewsDataset", "SQuADDataset", "SST2Dataset", "UDPOSDataset", "WikiTextDataset", "YahooAnswersDataset", "YelpReviewDataset"]
+__all__ += ["CMUArcticDataset", "GTZANDataset", "LibriTTSDataset", "LJSpeechDataset",
+            "SpeechCommandsDataset", "YesNoDataset"]
+__all__ += ["AGNewsDataset", "AmazonReviewDataset", "CLUEDataset", "CoNLL2000Dataset",
+            "DBpediaDataset", "EnWik9Dataset", "IMDBDataset", "Multi30kDataset",
+            "PennTreebankDataset", "SogouNewsDataset", "SQuADDataset", "SST2Dataset",
+            "UDPOSDataset", "WikiTextDataset", "YahooAnswersDataset", "YelpReviewDataset"]
 
 # imported on first use: vision needs Pillow, and `import minispore` should stay quick
 _SUBMODULES = ("transforms", "vision", "text")

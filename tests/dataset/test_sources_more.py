@@ -150,7 +150,8 @@ def test_semeion_text(tmp_path):
     np.savetxt(tmp_path / "semeion.data", np.concatenate([pixels, onehot], 1), fmt="%.4f")
     data = ds.SemeionDataset(str(tmp_path), shuffle=False)
     got = list(data.create_tuple_iterator(output_numpy=True))
-    assert got[0][0].shape == (16, 16) and np.array_equal(got[2][0], pixels[2].reshape(16, 16) * 255)
+    assert got[0][0].shape == (16, 16)
+    assert np.array_equal(got[2][0], pixels[2].reshape(16, 16) * 255)
     assert [int(r[1]) for r in got] == [4, 0, 9]
     _check_rows_picked(lambda **kw: ds.SemeionDataset(str(tmp_path), **kw), 3)
 
@@ -334,7 +335,8 @@ def test_clue_json_lines(tmp_path):
     assert train.get_col_names() == ["sentence1", "sentence2", "label"]
     assert rows(train) == [["a", "b", "0"], ["c", "d", "1"]]
     test = ds.CLUEDataset(str(tmp_path / "test.json"), task="AFQMC", usage="test")
-    assert test.get_col_names() == ["id", "sentence1", "sentence2"] and rows(test) == [[7, "e", "f"]]
+    assert test.get_col_names() == ["id", "sentence1", "sentence2"]
+    assert rows(test) == [[7, "e", "f"]]
     _write(tmp_path / "wsc.json", '{"target": {"span2_index": 5, "span1_index": 0, '
            '"span1_text": "x", "span2_text": "y"}, "idx": 3, "label": "true", "text": "t"}\n')
     wsc = rows(ds.CLUEDataset(str(tmp_path / "wsc.json"), task="WSC", usage="eval"))
@@ -357,3 +359,128 @@ def test_imdb_folders(tmp_path):
     assert label.dtype == np.uint32
     assert ds.IMDBDataset(str(tmp_path)).get_dataset_size() == 6
     _check_rows_picked(lambda **kw: ds.IMDBDataset(str(tmp_path), **kw), 6)
+
+
+# ----- audio datasets -----
+
+def _wav(path, samples, rate=8000, width=2, channels=1):
+    """PCM WAV of float samples in [-1, 1) (shape (n,) or (n, channels))."""
+    import wave
+    os.makedirs(os.path.dirname(str(path)), exist_ok=True)
+    scaled = np.asarray(samples, np.float64) * 2 ** (8 * width - 1)
+    data = (scaled + 128).astype(np.uint8) if width == 1 else scaled.astype(f"<i{width}")
+    with wave.open(str(path), "wb") as f:
+        f.setnchannels(channels)
+        f.setsampwidth(width)
+        f.setframerate(rate)
+        f.writeframes(data.tobytes())
+
+
+def test_read_wav_widths_and_channels(tmp_path):
+    from minispore.dataset.sources.audio_files import read_wav
+    values = np.array([0.0, 0.5, -0.5, -1.0])
+    for width in (1, 2, 4):
+        _wav(tmp_path / f"w{width}.wav", values, width=width)
+        got, rate = read_wav(str(tmp_path / f"w{width}.wav"))
+        assert rate == 8000 and got.dtype == np.float32 and np.allclose(got, values)
+    _wav(tmp_path / "stereo.wav", np.stack([values, -values / 2], 1), channels=2)
+    got, _ = read_wav(str(tmp_path / "stereo.wav"))
+    assert got.shape == (2, 4) and np.allclose(got[1], -values / 2)
+    (tmp_path / "bad.wav").write_bytes(b"RIFFxxxx")
+    with pytest.raises(RuntimeError, match="not a PCM WAV"):
+        read_wav(str(tmp_path / "bad.wav"))
+
+
+def test_yesno(tmp_path):
+    wave_a = np.linspace(-0.5, 0.5, 16)
+    _wav(tmp_path / "0_1_0_0_1_0_1_1.wav", wave_a)
+    _wav(tmp_path / "1_1_1_1_0_0_0_0.wav", -wave_a)
+    _wav(tmp_path / "1_0_1_0_1_0_1_0.wav", wave_a / 2)
+    data = ds.YesNoDataset(str(tmp_path), shuffle=False)
+    assert data.get_col_names() == ["waveform", "sample_rate", "labels"]
+    waveform, rate, labels = next(iter(data.create_tuple_iterator(output_numpy=True)))
+    assert waveform.dtype == np.float32 and np.allclose(waveform, wave_a, atol=1e-4)
+    assert rate.dtype == np.int32 and int(rate) == 8000
+    assert labels.dtype == np.int32 and labels.tolist() == [0, 1, 0, 0, 1, 0, 1, 1]
+    _check_rows_picked(lambda **kw: ds.YesNoDataset(str(tmp_path), **kw), 3)
+
+
+def test_speech_commands_lists(tmp_path):
+    for word, name in (("yes", "aa_nohash_0"), ("yes", "bb_nohash_1"), ("no", "aa_nohash_2")):
+        _wav(tmp_path / word / f"{name}.wav", np.zeros(4), rate=16000)
+    _wav(tmp_path / "_background_noise_" / "noise.wav", np.zeros(4))
+    (tmp_path / "validation_list.txt").write_text("yes/bb_nohash_1.wav\n")
+    (tmp_path / "testing_list.txt").write_text("no/aa_nohash_2.wav\n")
+    data = ds.SpeechCommandsDataset(str(tmp_path), shuffle=False)
+    assert data.get_col_names() == ["waveform", "sample_rate", "label", "speaker_id",
+                                    "utterance_number"]
+    assert [r[2:] for r in rows(data)] == [["no", "aa", 2], ["yes", "aa", 0], ["yes", "bb", 1]]
+    assert [r[2:] for r in rows(ds.SpeechCommandsDataset(str(tmp_path), "valid"))] == [
+        ["yes", "bb", 1]]
+    assert [r[3] for r in rows(ds.SpeechCommandsDataset(str(tmp_path), "train"))] == ["aa"]
+    assert column(ds.SpeechCommandsDataset(str(tmp_path), "test"), 1) == [16000]
+    _check_rows_picked(lambda **kw: ds.SpeechCommandsDataset(str(tmp_path), **kw), 3)
+
+
+def test_ljspeech_metadata(tmp_path):
+    _write(tmp_path / "metadata.csv", 'LJ001-0001|Printing, in "the" 1st|Printing, in the first\n'
+                                      "LJ001-0002|in being|in being\n")
+    _wav(tmp_path / "wavs" / "LJ001-0001.wav", np.full(5, 0.25), rate=22050)
+    _wav(tmp_path / "wavs" / "LJ001-0002.wav", np.full(3, -0.25), rate=22050)
+    data = ds.LJSpeechDataset(str(tmp_path), shuffle=False)
+    got = rows(data)
+    assert data.get_col_names() == ["waveform", "sample_rate", "transcription",
+                                    "normalized_transcription"]
+    assert got[0][1:] == [22050, 'Printing, in "the" 1st', "Printing, in the first"]
+    assert got[1][0] == [-0.25] * 3
+    _check_rows_picked(lambda **kw: ds.LJSpeechDataset(str(tmp_path), **kw), 2)
+
+
+def test_gtzan_genres(tmp_path):
+    for genre in ("blues", "jazz"):
+        for i in range(2):
+            _wav(tmp_path / genre / f"{genre}.0000{i}.wav", np.full(2, i / 4), rate=22050)
+    data = ds.GTZANDataset(str(tmp_path), shuffle=False)
+    got = list(data.create_tuple_iterator(output_numpy=True))
+    assert [str(r[2]) for r in got] == ["blues", "blues", "jazz", "jazz"]
+    assert got[0][1].dtype == np.uint32
+    _check_rows_picked(lambda **kw: ds.GTZANDataset(str(tmp_path), **kw), 4)
+    with pytest.raises(ValueError, match="only usage='all'"):
+        ds.GTZANDataset(str(tmp_path), usage="train")
+
+
+def test_cmu_arctic_transcripts(tmp_path):
+    root = tmp_path / "cmu_us_slt_arctic"
+    _write(root / "etc" / "txt.done.data", '( arctic_a0001 "Author of the danger trail." )\n'
+                                            '( arctic_a0002 "Not at this particular case." )\n')
+    _wav(root / "wav" / "arctic_a0001.wav", np.zeros(3), rate=16000)
+    _wav(root / "wav" / "arctic_a0002.wav", np.zeros(2), rate=16000)
+    data = ds.CMUArcticDataset(str(tmp_path), name="slt", shuffle=False)
+    assert data.get_col_names() == ["waveform", "sample_rate", "transcript", "utterance_id"]
+    assert [r[1:] for r in rows(data)] == [[16000, "Author of the danger trail.", "arctic_a0001"],
+                                           [16000, "Not at this particular case.", "arctic_a0002"]]
+    with pytest.raises(ValueError, match="has no etc/txt.done.data"):
+        ds.CMUArcticDataset(str(tmp_path))
+    _check_rows_picked(lambda **kw: ds.CMUArcticDataset(str(tmp_path), "slt", **kw), 2)
+
+
+def test_libritts_folders(tmp_path):
+    for part, stem in (("dev-clean", "84_121123_000007_000001"),
+                       ("dev-clean", "84_121123_000008_000000"),
+                       ("test-clean", "121_127105_000001_000000")):
+        speaker, chapter = stem.split("_")[:2]
+        folder = tmp_path / part / speaker / chapter
+        _wav(folder / f"{stem}.wav", np.zeros(2), rate=24000)
+        _write(folder / f"{stem}.original.txt", f"Orig {stem}.")
+        _write(folder / f"{stem}.normalized.txt", f"norm {stem}")
+    data = ds.LibriTTSDataset(str(tmp_path), usage="dev-clean", shuffle=False)
+    assert data.get_col_names() == ["waveform", "sample_rate", "original_text",
+                                    "normalized_text", "speaker_id", "chapter_id",
+                                    "utterance_id"]
+    first = rows(data)[0]
+    assert first[1:] == [24000, "Orig 84_121123_000007_000001.", "norm 84_121123_000007_000001",
+                         84, 121123, "84_121123_000007_000001"]
+    assert ds.LibriTTSDataset(str(tmp_path)).get_dataset_size() == 3
+    with pytest.raises(ValueError, match="has no folder train-clean-100"):
+        ds.LibriTTSDataset(str(tmp_path), usage="train-clean-100")
+    _check_rows_picked(lambda **kw: ds.LibriTTSDataset(str(tmp_path), **kw), 3)

@@ -1,4 +1,12 @@
 """Dataset sources: Python data, random rows, image and text files in standard formats."""
+from .audio_files import (  # noqa: F401
+    CMUArcticDataset,
+    GTZANDataset,
+    LibriTTSDataset,
+    LJSpeechDataset,
+    SpeechCommandsDataset,
+    YesNoDataset,
+)
 from .python_data import GeneratorDataset, NumpySlicesDataset  # noqa: F401
 from .random_data import RandomDataset, Schema  # noqa: F401
 from .text_files import CSVDataset, Shuffle, TextFileDataset  # noqa: F401
