@@ -26,9 +26,11 @@ import importlib
 
 from . import batching, config, mapping, steps  # noqa: F401  (steps register with Dataset)
 from .batching import BatchInfo  # noqa: F401
+from .callbacks import DSCallback, WaitedDSCallback  # noqa: F401
 from .engine import Dataset  # noqa: F401
 from .samplers import (  # noqa: F401
     DistributedSampler,
+    PKSampler,
     RandomSampler,
     Sampler,
     SequentialSampler,
@@ -58,6 +60,7 @@ from .sources.audio_files import (  # noqa: F401
     SpeechCommandsDataset,
     YesNoDataset,
 )
+from .sources.padded import PaddedDataset  # noqa: F401
 from .sources.text_more import (  # noqa: F401
     AGNewsDataset,
     AmazonReviewDataset,
@@ -98,6 +101,7 @@ __all__ = ["BatchInfo", "CSVDataset", "Cifar100Dataset", "Cifar10Dataset", "Data
 __all__ += ["Caltech256Dataset", "CelebADataset", "EMnistDataset", "FakeImageDataset",
             "KMnistDataset", "QMnistDataset", "SemeionDataset", "STL10Dataset", "SVHNDataset",
             "USPSDataset"]
+__all__ += ["DSCallback", "PKSampler", "PaddedDataset", "WaitedDSCallback"]
 __all__ += ["CMUArcticDataset", "GTZANDataset", "LibriTTSDataset", "LJSpeechDataset",
             "SpeechCommandsDataset", "YesNoDataset"]
 __all__ += ["AGNewsDataset", "AmazonReviewDataset", "CLUEDataset", "CoNLL2000Dataset",

@@ -31,9 +31,10 @@ __all__ = ["Dataset", "Epoch", "check_int", "column_names", "split_sizes", "to_n
 class Epoch:
     """One epoch of a pipeline: the seed and number every random choice in it derives from."""
 
-    def __init__(self, seed, number):
+    def __init__(self, seed, number, probe=False):
         self.seed = seed
         self.number = number
+        self.probe = probe  # a pass that only inspects the pipeline (no DSCallback hooks)
 
     def key(self, node):
         """The entropy for `node`'s draws this epoch (a list of ints for numpy's SeedSequence)."""
@@ -206,7 +207,7 @@ class Dataset:
         if self._size is None:
             size = self._known_size()
             if size is None:
-                size = sum(1 for _ in self._epoch_rows(Epoch(config.get_seed(), 0)))
+                size = sum(1 for _ in self._epoch_rows(Epoch(config.get_seed(), 0, probe=True)))
             self._size = size
         return self._size
 
@@ -229,7 +230,7 @@ class Dataset:
         return [v.dtype for v in self._first_row()]
 
     def _first_row(self):
-        for row in self._epoch_rows(Epoch(config.get_seed(), 0)):
+        for row in self._epoch_rows(Epoch(config.get_seed(), 0, probe=True)):
             return row
         raise RuntimeError(f"{type(self).__name__}: the dataset is empty; no row to inspect")
 

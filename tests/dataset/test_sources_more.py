@@ -484,3 +484,125 @@ def test_libritts_folders(tmp_path):
     with pytest.raises(ValueError, match="has no folder train-clean-100"):
         ds.LibriTTSDataset(str(tmp_path), usage="train-clean-100")
     _check_rows_picked(lambda **kw: ds.LibriTTSDataset(str(tmp_path), **kw), 3)
+
+
+# ----- PKSampler, PaddedDataset, DSCallback -----
+
+def test_pk_sampler_takes_k_rows_of_every_class():
+    labels = np.array([0, 1, 0, 2, 1, 0, 2, 2, 2], np.int32)
+    data = ds.NumpySlicesDataset({"x": np.arange(9), "label": labels},
+                                 sampler=ds.PKSampler(2))
+    got = rows(data)
+    assert data.get_dataset_size() == 6
+    assert [r[1] for r in got] == [0, 0, 1, 1, 2, 2] and [r[0] for r in got] == [0, 2, 1, 4, 3, 6]
+    one = ds.NumpySlicesDataset({"x": np.arange(3), "label": np.array([5, 7, 7])},
+                                sampler=ds.PKSampler(3))
+    assert column(one) == [0, 0, 0, 1, 2, 1]  # a class with fewer rows repeats them
+    ds.config.set_seed(3)
+    first = rows(ds.NumpySlicesDataset({"x": np.arange(9), "label": labels},
+                                       sampler=ds.PKSampler(2, shuffle=True)))
+    ds.config.set_seed(3)
+    again = rows(ds.NumpySlicesDataset({"x": np.arange(9), "label": labels},
+                                       sampler=ds.PKSampler(2, shuffle=True)))
+    assert first == again and sorted(r[1] for r in first) == [0, 0, 1, 1, 2, 2]
+    assert all(labels[r[0]] == r[1] for r in first)
+    counted = ds.NumpySlicesDataset({"x": np.arange(9), "label": labels},
+                                    sampler=ds.PKSampler(2, num_samples=3))
+    assert counted.get_dataset_size() == 3
+    with pytest.raises(ValueError, match="no column named 'cls'"):
+        rows(ds.NumpySlicesDataset({"x": np.arange(3)}, sampler=ds.PKSampler(1,
+                                                                            class_column="cls")))
+
+
+def test_pk_sampler_on_an_image_folder(tmp_path):
+    for cls in ("a", "b"):
+        for i in range(3):
+            _png(str(tmp_path / cls / f"{i}.png"), i)
+    data = ds.ImageFolderDataset(str(tmp_path), sampler=ds.PKSampler(2))
+    assert column(data, 1) == [0, 0, 1, 1]
+
+
+def test_padded_dataset_pads_before_sharding():
+    base = ds.NumpySlicesDataset({"image": np.arange(3)[:, None], "label": np.arange(3)},
+                                 shuffle=False)
+    pad = ds.PaddedDataset([{"image": np.array([-1]), "label": np.int64(-1)}])
+    assert pad.get_col_names() == ["image", "label"] and rows(pad) == [[[-1], -1]]
+    both = base + pad
+    assert column(both, 1) == [0, 1, 2, -1]
+    with pytest.raises(TypeError, match="non-empty list of dicts"):
+        ds.PaddedDataset([])
+    with pytest.raises(ValueError, match="sample 1 has columns"):
+        ds.PaddedDataset([{"a": 1}, {"b": 2}])
+
+
+class _Recorder(ds.DSCallback):
+    def __init__(self, step_size=1):
+        super().__init__(step_size)
+        self.calls = []
+
+    def ds_begin(self, ctx):
+        self.calls.append(("begin", ctx.cur_epoch_num))
+
+    def ds_epoch_begin(self, ctx):
+        self.calls.append(("epoch_begin", ctx.cur_epoch_num))
+
+    def ds_epoch_end(self, ctx):
+        self.calls.append(("epoch_end", ctx.cur_epoch_num))
+
+    def ds_step_begin(self, ctx):
+        self.calls.append(("step_begin", ctx.cur_step_num_in_epoch, ctx.cur_step_num))
+
+    def ds_step_end(self, ctx):
+        self.calls.append(("step_end", ctx.cur_step_num_in_epoch, ctx.cur_step_num))
+
+
+def test_ds_callback_hooks_in_order():
+    cb = _Recorder(step_size=2)
+    data = ds.NumpySlicesDataset(np.arange(3), ["n"], shuffle=False).map(
+        lambda n: n + 1, "n", callbacks=[cb])
+    assert data.get_dataset_size() == 3 and data.output_shapes() == [[]]
+    assert cb.calls == []  # inspecting the pipeline calls no hook
+    iterator = data.create_tuple_iterator(output_numpy=True, num_epochs=2)
+    assert [int(n) for (n,) in iterator] == [1, 2, 3]
+    assert [int(n) for (n,) in iterator] == [1, 2, 3]
+    one_epoch = [("epoch_begin", 1), ("step_begin", 1, 1), ("step_end", 1, 1),
+                 ("step_begin", 3, 3), ("step_end", 3, 3), ("epoch_end", 1)]
+    assert cb.calls[0] == ("begin", 0) and cb.calls[1:7] == one_epoch
+    assert cb.calls[7:] == [("epoch_begin", 2), ("step_begin", 1, 4), ("step_end", 1, 4),
+                            ("step_begin", 3, 6), ("step_end", 3, 6), ("epoch_end", 2)]
+    with pytest.raises(TypeError, match="callbacks must be DSCallback"):
+        ds.NumpySlicesDataset(np.arange(3), ["n"]).map(lambda n: n, "n", callbacks=[print])
+    with pytest.raises(ValueError, match="step_size"):
+        ds.DSCallback(step_size=0)
+
+
+def test_waited_ds_callback_follows_training():
+    import minispore as ms
+    from minispore import nn
+    from minispore.train import Model
+
+    seen = []
+
+    class Sync(ds.WaitedDSCallback):
+        def sync_epoch_begin(self, train_run_context, ds_run_context):
+            seen.append(("epoch", train_run_context.original_args().cur_epoch_num,
+                         ds_run_context.cur_epoch_num))
+
+        def sync_step_begin(self, train_run_context, ds_run_context):
+            seen.append(("step", train_run_context.original_args().cur_step_num,
+                         ds_run_context.cur_step_num))
+
+    cb = Sync(step_size=2)
+    x = np.arange(8, dtype=np.float32).reshape(4, 2)
+    data = ds.NumpySlicesDataset({"x": x, "y": x[:, :1]}, shuffle=False)
+    data = data.map(lambda v: v, "x", callbacks=cb).batch(2)
+    ms.set_seed(0)
+    net = nn.Dense(2, 1)
+    model = Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.01))
+    model.train(2, data, callbacks=[cb])
+    # dataset step 3 waits for training step 1, step 5 (epoch 2) for step 2, ...
+    assert [s for s in seen if s[0] == "step"] == [("step", 1, 3), ("step", 2, 5),
+                                                   ("step", 3, 7)]
+    # the run context is training's live one: epoch 2 has begun when the data is asked for
+    assert [s for s in seen if s[0] == "epoch"] == [("epoch", 2, 2)]
+    assert cb.training_ended
