@@ -91,6 +91,7 @@ from .sources.vision_more import (  # noqa: F401
     SVHNDataset,
     USPSDataset,
 )
+from .sources.vision_tasks import Caltech101Dataset, CocoDataset, VOCDataset  # noqa: F401
 
 __all__ = ["BatchInfo", "CSVDataset", "Cifar100Dataset", "Cifar10Dataset", "Dataset",
            "DistributedSampler", "FashionMnistDataset", "GeneratorDataset",
@@ -101,6 +102,7 @@ __all__ = ["BatchInfo", "CSVDataset", "Cifar100Dataset", "Cifar10Dataset", "Data
 __all__ += ["Caltech256Dataset", "CelebADataset", "EMnistDataset", "FakeImageDataset",
             "KMnistDataset", "QMnistDataset", "SemeionDataset", "STL10Dataset", "SVHNDataset",
             "USPSDataset"]
+__all__ += ["Caltech101Dataset", "CocoDataset", "VOCDataset"]
 __all__ += ["DSCallback", "PKSampler", "PaddedDataset", "WaitedDSCallback"]
 __all__ += ["CMUArcticDataset", "GTZANDataset", "LibriTTSDataset", "LJSpeechDataset",
             "SpeechCommandsDataset", "YesNoDataset"]

@@ -204,7 +204,7 @@ class PKSampler(Sampler):
                                    "source's sampler=)")
             column = self._source._column_index(self.class_column, "PKSampler")
             labels = getattr(self._source, "_labels", None)  # sources that keep them
-            if column != 1 or labels is None or np.ndim(labels) != 1 or \
+            if column != 1 or not isinstance(labels, np.ndarray) or labels.ndim != 1 or \
                     len(labels) != num_rows:
                 labels = [self._source._read(i)[column] for i in range(num_rows)]
             labels = np.asarray(labels)

@@ -159,7 +159,7 @@ def test_semeion_text(tmp_path):
 def _png(path, seed, size=(4, 6)):
     array = np.random.default_rng(seed).integers(0, 256, (*size, 3), dtype=np.uint8)
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    Image.fromarray(array).save(path)
+    Image.fromarray(array).save(path, format="PNG")  # lossless, whatever the file's name
     return array
 
 
@@ -606,3 +606,119 @@ def test_waited_ds_callback_follows_training():
     # the run context is training's live one: epoch 2 has begun when the data is asked for
     assert [s for s in seen if s[0] == "epoch"] == [("epoch", 2, 2)]
     assert cb.training_ended
+
+
+# ----- annotated image datasets -----
+
+def _voc(tmp_path):
+    root = tmp_path / "VOC2012"
+    ids = ["2007_000032", "2007_000039", "2007_000063"]
+    objects = {ids[0]: [("dog", (10, 20, 30, 60), 0, 1), ("person", (1, 2, 3, 4), 1, 0)],
+               ids[1]: [("cat", (5, 5, 9, 9), 0, 0)],
+               ids[2]: [("dog", (0, 0, 4, 4), 0, 0)]}
+    images = {}
+    for n, i in enumerate(ids):
+        images[i] = _png(str(root / "JPEGImages" / f"{i}.jpg"), n)
+        mask = np.full((4, 6), n, np.uint8)
+        os.makedirs(root / "SegmentationClass", exist_ok=True)
+        Image.fromarray(mask).save(str(root / "SegmentationClass" / f"{i}.png"))
+        body = "".join(
+            f"<object><name>{name}</name><truncated>{trunc}</truncated><difficult>{diff}"
+            f"</difficult><bndbox><xmin>{b[0]}</xmin><ymin>{b[1]}</ymin><xmax>{b[2]}</xmax>"
+            f"<ymax>{b[3]}</ymax></bndbox></object>" for name, b, diff, trunc in objects[i])
+        _write(root / "Annotations" / f"{i}.xml", f"<annotation><filename>{i}.jpg</filename>"
+                                                  f"{body}</annotation>")
+    _write(root / "ImageSets" / "Segmentation" / "train.txt", f"{ids[0]}\n{ids[1]}\n")
+    _write(root / "ImageSets" / "Main" / "train.txt", "\n".join(ids) + "\n")
+    _write(root / "ImageSets" / "Main" / "val.txt", f"{ids[1]}\n")
+    return str(root), ids, images
+
+
+def test_voc_segmentation_and_detection(tmp_path):
+    root, ids, images = _voc(tmp_path)
+    seg = ds.VOCDataset(root, task="Segmentation", usage="train", decode=True, shuffle=False)
+    assert seg.get_col_names() == ["image", "target"]
+    got = list(seg.create_tuple_iterator(output_numpy=True))
+    assert np.array_equal(got[0][0], images[ids[0]]) and got[1][1].shape[:2] == (4, 6)
+    det = ds.VOCDataset(root, task="Detection", usage="train", shuffle=False)
+    assert det.get_col_names() == ["image", "bbox", "label", "difficult", "truncated"]
+    assert det.get_class_indexing() == {"cat": 0, "dog": 1, "person": 2}
+    image, bbox, label, difficult, truncated = next(iter(
+        det.create_tuple_iterator(output_numpy=True)))
+    assert image.ndim == 1 and bbox.dtype == np.float32 and label.dtype == np.uint32
+    assert bbox.tolist() == [[10, 20, 20, 40], [1, 2, 2, 2]]
+    assert label.tolist() == [[1], [2]] and difficult.tolist() == [[0], [1]]
+    assert truncated.tolist() == [[1], [0]]
+    val = ds.VOCDataset(root, task="Detection", usage="val", class_indexing={"cat": 7})
+    assert column(val, 2) == [[[7]]]
+    with pytest.raises(ValueError, match="not in class_indexing"):
+        ds.VOCDataset(root, task="Detection", usage="train", class_indexing={"cat": 7})
+    _check_rows_picked(lambda **kw: ds.VOCDataset(root, task="Detection", **kw), 3)
+
+
+def test_coco_tasks(tmp_path):
+    import json
+    a = _png(str(tmp_path / "000000000009.jpg"), 0)
+    _png(str(tmp_path / "000000000025.jpg"), 1)
+    _png(str(tmp_path / "000000000030.jpg"), 2)
+    images = [{"id": 9, "file_name": "000000000009.jpg"},
+              {"id": 25, "file_name": "000000000025.jpg"},
+              {"id": 30, "file_name": "000000000030.jpg"}]
+    instances = {"images": images, "categories": [{"id": 1, "name": "person"},
+                                                  {"id": 18, "name": "dog"}],
+                 "annotations": [
+                     {"id": 1, "image_id": 9, "bbox": [1.5, 2, 3, 4], "category_id": 18,
+                      "iscrowd": 0},
+                     {"id": 2, "image_id": 9, "bbox": [0, 0, 1, 1], "category_id": 1,
+                      "iscrowd": 1},
+                     {"id": 3, "image_id": 25, "bbox": [5, 5, 2, 2], "category_id": 1,
+                      "iscrowd": 0}]}
+    _write(tmp_path / "instances.json", json.dumps(instances))
+    det = ds.CocoDataset(str(tmp_path), str(tmp_path / "instances.json"), decode=True,
+                         shuffle=False)
+    assert det.get_col_names() == ["image", "bbox", "category_id", "iscrowd"]
+    got = list(det.create_tuple_iterator(output_numpy=True))
+    assert len(got) == 2 and np.array_equal(got[0][0], a)  # image 30 has no annotation
+    assert got[0][1].tolist() == [[1.5, 2, 3, 4], [0, 0, 1, 1]] and got[0][1].dtype == np.float32
+    assert got[0][2].tolist() == [[18], [1]] and got[0][3].tolist() == [[0], [1]]
+    assert det.get_class_indexing() == {"person": [1, 0], "dog": [18, 0]}
+    _check_rows_picked(lambda **kw: ds.CocoDataset(str(tmp_path),
+                                                   str(tmp_path / "instances.json"), **kw), 2)
+    captions = {"images": images, "annotations": [
+        {"id": 1, "image_id": 25, "caption": "a cat"},
+        {"id": 2, "image_id": 25, "caption": "a small cat"}]}
+    _write(tmp_path / "captions.json", json.dumps(captions))
+    cap = rows(ds.CocoDataset(str(tmp_path), str(tmp_path / "captions.json"),
+                              task="Captioning", shuffle=False))
+    assert [r[1] for r in cap] == [[], ["a cat", "a small cat"], []]
+    keypoints = {"images": images, "annotations": [
+        {"id": 1, "image_id": 30, "keypoints": list(range(51)), "num_keypoints": 17}]}
+    _write(tmp_path / "keypoints.json", json.dumps(keypoints))
+    kp = rows(ds.CocoDataset(str(tmp_path), str(tmp_path / "keypoints.json"), task="Keypoint"))
+    assert kp[0][1] == [list(map(float, range(51)))] and kp[0][2] == [[17]]
+    with pytest.raises(ValueError, match="Stuff is not supported"):
+        ds.CocoDataset(str(tmp_path), str(tmp_path / "instances.json"), task="Stuff")
+
+
+def test_caltech101_categories_and_contours(tmp_path):
+    first = _png(str(tmp_path / "101_ObjectCategories" / "accordion" / "image_0001.jpg"), 0)
+    _png(str(tmp_path / "101_ObjectCategories" / "accordion" / "image_0002.jpg"), 1)
+    _png(str(tmp_path / "101_ObjectCategories" / "Faces" / "image_0001.jpg"), 2)
+    _png(str(tmp_path / "101_ObjectCategories" / "BACKGROUND_Google" / "image_0001.jpg"), 3)
+    data = ds.Caltech101Dataset(str(tmp_path), decode=True, shuffle=False)
+    assert data.get_col_names() == ["image", "category"] and data.num_classes() == 2
+    got = list(data.create_tuple_iterator(output_numpy=True))
+    assert [int(r[1]) for r in got] == [0, 1, 1] and np.array_equal(got[1][0], first)
+    _check_rows_picked(lambda **kw: ds.Caltech101Dataset(str(tmp_path), **kw), 3)
+    scipy_io = pytest.importorskip("scipy.io")
+    contour = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    os.makedirs(tmp_path / "Annotations" / "Faces_2")
+    scipy_io.savemat(str(tmp_path / "Annotations" / "Faces_2" / "annotation_0001.mat"),
+                     {"obj_contour": contour})
+    everything = ds.Caltech101Dataset(str(tmp_path), target_type="all", shuffle=False)
+    assert everything.get_col_names() == ["image", "category", "annotation"]
+    with pytest.raises(RuntimeError, match="annotation file is missing"):
+        rows(everything)  # accordion's annotations are not there
+    only_faces = ds.Caltech101Dataset(str(tmp_path), target_type="annotation",
+                                      sampler=ds.SubsetSampler([0]))
+    assert rows(only_faces)[0][1] == contour.tolist()

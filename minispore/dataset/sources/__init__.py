@@ -47,3 +47,4 @@ from .vision_more import (  # noqa: F401
     SVHNDataset,
     USPSDataset,
 )
+from .vision_tasks import Caltech101Dataset, CocoDataset, VOCDataset  # noqa: F401

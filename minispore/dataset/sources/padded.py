@@ -15,6 +15,7 @@ class PaddedDataset(MappableSource):
 
     Example:
         >>> import numpy as np
+        >>> import minispore.dataset as ds
         >>> pads = ds.PaddedDataset([{"image": np.zeros(3, np.uint8), "label": np.int32(-1)}])
         >>> pads.get_col_names(), pads.get_dataset_size()
         (['image', 'label'], 1)

@@ -153,6 +153,7 @@ class FakeImageDataset(MappableSource):
     Columns ``image`` uint8 of `image_size` (H, W, C) and ``label`` uint32 in [0, num_classes).
 
     Example:
+        >>> import minispore.dataset as ds
         >>> fake = ds.FakeImageDataset(num_images=8, image_size=(32, 32, 3), num_classes=4)
         >>> fake.get_dataset_size()
         8
