@@ -38,6 +38,7 @@ from .samplers import (  # noqa: F401
     SubsetSampler,
     WeightedRandomSampler,
 )
+from .serialization import compare, deserialize, serialize, show  # noqa: F401
 from .sources import (  # noqa: F401
     Cifar10Dataset,
     Cifar100Dataset,
@@ -103,6 +104,7 @@ __all__ += ["Caltech256Dataset", "CelebADataset", "EMnistDataset", "FakeImageDat
             "KMnistDataset", "QMnistDataset", "SemeionDataset", "STL10Dataset", "SVHNDataset",
             "USPSDataset"]
 __all__ += ["Caltech101Dataset", "CocoDataset", "VOCDataset"]
+__all__ += ["compare", "deserialize", "serialize", "show"]
 __all__ += ["DSCallback", "PKSampler", "PaddedDataset", "WaitedDSCallback"]
 __all__ += ["CMUArcticDataset", "GTZANDataset", "LibriTTSDataset", "LJSpeechDataset",
             "SpeechCommandsDataset", "YesNoDataset"]

@@ -24,6 +24,7 @@ import numpy as np
 from ..core.tensor import Tensor
 from . import config
 from .iterators import DictIterator, TupleIterator
+from .serialization import record_init
 
 __all__ = ["Dataset", "Epoch", "check_int", "column_names", "split_sizes", "to_numpy"]
 
@@ -63,6 +64,8 @@ class Dataset:
         super().__init_subclass__(**kwargs)
         if step is not None:
             Dataset._steps[step] = cls
+        record_init(cls)  # for serialize / deserialize
+
     def __init__(self, column_names, children=()):
         self._column_names = list(column_names)
         self._children = list(children)

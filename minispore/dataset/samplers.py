@@ -16,6 +16,7 @@ share a seed read disjoint rows (exactly once each when num_shards divides N).
 import numpy as np
 
 from .engine import check_int
+from .serialization import record_init
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "DistributedSampler",
            "SubsetSampler", "SubsetRandomSampler", "WeightedRandomSampler", "PKSampler",
@@ -24,6 +25,10 @@ __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "DistributedSampler"
 
 class Sampler:
     """Base class: `indices(num_rows, rng)` gives one epoch's row indices."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        record_init(cls)  # for serialize / deserialize
 
     def __init__(self, num_samples=None):
         if num_samples is not None:
@@ -50,6 +55,9 @@ class Sampler:
 
     def _order(self, num_rows, rng):
         raise NotImplementedError
+
+
+record_init(Sampler)
 
 
 class SequentialSampler(Sampler):

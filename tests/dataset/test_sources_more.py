@@ -722,3 +722,53 @@ def test_caltech101_categories_and_contours(tmp_path):
     only_faces = ds.Caltech101Dataset(str(tmp_path), target_type="annotation",
                                       sampler=ds.SubsetSampler([0]))
     assert rows(only_faces)[0][1] == contour.tolist()
+
+
+# ----- serialize / deserialize / show / compare -----
+
+def _plus_one(n):
+    return n + 1
+
+
+def test_serialize_round_trips_a_pipeline(tmp_path, capsys):
+    import json
+
+    import minispore as ms
+    import minispore.dataset.transforms as transforms
+    import minispore.dataset.vision as vision
+    for cls in ("a", "b"):
+        _png(str(tmp_path / "images" / cls / "0.png"), len(cls))
+    data = ds.ImageFolderDataset(str(tmp_path / "images"), shuffle=False, decode=True)
+    data = data.map([vision.Resize((2, 3)), vision.HWC2CHW()], "image")
+    data = data.map(transforms.TypeCast(ms.int32), "label").batch(2).repeat(2)
+    tree = ds.serialize(data, str(tmp_path / "pipeline.json"))
+    assert tree["op_type"] == "RepeatDataset" and tree["count"] == 2
+    batch = tree["children"][0]
+    assert batch["op_type"] == "BatchDataset" and batch["batch_size"] == 2
+    resize = batch["children"][0]["children"][0]["operations"][0]
+    assert resize["tensor_op_name"] == "Resize"
+    assert json.loads((tmp_path / "pipeline.json").read_text()) == tree
+    again = ds.deserialize(json_filepath=str(tmp_path / "pipeline.json"))
+    assert ds.compare(again, data) and not ds.compare(again, data.repeat(1))
+    assert rows(again) == rows(data)
+    ds.show(data.project(["label"]))
+    assert '"op_type": "ProjectDataset"' in capsys.readouterr().out
+
+
+def test_serialize_functions_and_samplers(tmp_path):
+    data = ds.NumpySlicesDataset({"n": np.arange(5)}, sampler=ds.SubsetSampler([4, 0]))
+    named = data.map(_plus_one, "n")
+    assert column(ds.deserialize(input_dict=ds.serialize(named))) == [5, 1]
+    lam = data.map(lambda n: n, "n")
+    with pytest.raises(ValueError, match="lambda or a nested function"):
+        ds.deserialize(input_dict=ds.serialize(lam))
+    with pytest.raises(ValueError, match="give one of input_dict and json_filepath"):
+        ds.deserialize()
+    usps = tmp_path / "usps"
+    usps.mkdir()
+    with bz2.open(usps / "usps.bz2", "wt") as f:
+        f.write("1 " + " ".join(f"{i + 1}:0" for i in range(256)) + "\n")
+    source = ds.USPSDataset(str(usps), usage="train", shuffle=ds.Shuffle.GLOBAL)
+    tree = ds.serialize(source)
+    assert tree["usage"] == "train" and tree["shuffle"]["name"] == "GLOBAL"
+    assert ds.compare(ds.deserialize(input_dict=tree), source)
