@@ -80,6 +80,15 @@ from .sources.text_more import (  # noqa: F401
     YahooAnswersDataset,
     YelpReviewDataset,
 )
+from .sources.vision_folders import (  # noqa: F401
+    DIV2KDataset,
+    FlickrDataset,
+    Flowers102Dataset,
+    Food101Dataset,
+    OmniglotDataset,
+    Places365Dataset,
+    SUN397Dataset,
+)
 from .sources.vision_more import (  # noqa: F401
     Caltech256Dataset,
     CelebADataset,
@@ -104,6 +113,8 @@ __all__ += ["Caltech256Dataset", "CelebADataset", "EMnistDataset", "FakeImageDat
             "KMnistDataset", "QMnistDataset", "SemeionDataset", "STL10Dataset", "SVHNDataset",
             "USPSDataset"]
 __all__ += ["Caltech101Dataset", "CocoDataset", "VOCDataset"]
+__all__ += ["DIV2KDataset", "FlickrDataset", "Flowers102Dataset", "Food101Dataset",
+            "OmniglotDataset", "Places365Dataset", "SUN397Dataset"]
 __all__ += ["compare", "deserialize", "serialize", "show"]
 __all__ += ["DSCallback", "PKSampler", "PaddedDataset", "WaitedDSCallback"]
 __all__ += ["CMUArcticDataset", "GTZANDataset", "LibriTTSDataset", "LJSpeechDataset",

@@ -772,3 +772,104 @@ def test_serialize_functions_and_samplers(tmp_path):
     tree = ds.serialize(source)
     assert tree["usage"] == "train" and tree["shuffle"]["name"] == "GLOBAL"
     assert ds.compare(ds.deserialize(input_dict=tree), source)
+
+
+# ----- image folders with index files -----
+
+def test_food101_and_sun397(tmp_path):
+    food = tmp_path / "food-101"
+    first = _png(str(food / "images" / "apple_pie" / "1005649.jpg"), 0)
+    _png(str(food / "images" / "apple_pie" / "1011328.jpg"), 1)
+    _png(str(food / "images" / "baklava" / "1006121.jpg"), 2)
+    _write(food / "meta" / "train.txt", "apple_pie/1005649\nbaklava/1006121\n")
+    _write(food / "meta" / "test.txt", "apple_pie/1011328\n")
+    train = ds.Food101Dataset(str(food), usage="train", decode=True, shuffle=False)
+    got = list(train.create_tuple_iterator(output_numpy=True))
+    assert [str(r[1]) for r in got] == ["apple_pie", "baklava"]
+    assert np.array_equal(got[0][0], first)
+    assert ds.Food101Dataset(str(food)).get_dataset_size() == 3
+    _check_rows_picked(lambda **kw: ds.Food101Dataset(str(food), **kw), 3)
+
+    sun = tmp_path / "SUN397"
+    _write(sun / "ClassName.txt", "/a/abbey\n/b/bow_window/indoor\n")
+    _png(str(sun / "a" / "abbey" / "sun_a.jpg"), 3)
+    _png(str(sun / "b" / "bow_window" / "indoor" / "sun_b.jpg"), 4)
+    _png(str(sun / "b" / "bow_window" / "indoor" / "sun_c.jpg"), 5)
+    data = ds.SUN397Dataset(str(sun), shuffle=False)
+    assert column(data, 1) == [0, 1, 1]
+    _check_rows_picked(lambda **kw: ds.SUN397Dataset(str(sun), **kw), 3)
+
+
+def test_places365_lists(tmp_path):
+    _write(tmp_path / "categories_places365.txt", "/a/airfield 0\n/b/bakery 1\n")
+    _write(tmp_path / "places365_train_standard.txt",
+           "/a/airfield/00000001.jpg 0\n/b/bakery/00000001.jpg 1\n")
+    _write(tmp_path / "places365_val.txt", "Places365_val_00000001.jpg 1\n")
+    a = _png(str(tmp_path / "data_256_standard" / "a" / "airfield" / "00000001.jpg"), 0)
+    _png(str(tmp_path / "data_256_standard" / "b" / "bakery" / "00000001.jpg"), 1)
+    _png(str(tmp_path / "val_256" / "Places365_val_00000001.jpg"), 2)
+    train = ds.Places365Dataset(str(tmp_path), decode=True, shuffle=False)
+    got = list(train.create_tuple_iterator(output_numpy=True))
+    assert [int(r[1]) for r in got] == [0, 1] and np.array_equal(got[0][0], a)
+    assert train.get_class_indexing() == {"/a/airfield": 0, "/b/bakery": 1}
+    assert column(ds.Places365Dataset(str(tmp_path), usage="val"), 1) == [1]
+    _check_rows_picked(lambda **kw: ds.Places365Dataset(str(tmp_path), **kw), 2)
+
+
+def test_omniglot_characters(tmp_path):
+    for part, alphabet, chars in (("images_background", "Greek", ("character01", "character02")),
+                                  ("images_evaluation", "Angelic", ("character01",))):
+        for n, char in enumerate(chars):
+            _png(str(tmp_path / part / alphabet / char / f"{n}_01.png"), n)
+    assert column(ds.OmniglotDataset(str(tmp_path), shuffle=False), 1) == [0, 1, 2]
+    assert column(ds.OmniglotDataset(str(tmp_path), background=False), 1) == [0]
+    _check_rows_picked(lambda **kw: ds.OmniglotDataset(str(tmp_path), **kw), 3)
+
+
+def test_flowers102_mat_labels(tmp_path):
+    scipy_io = pytest.importorskip("scipy.io")
+    for i in range(1, 5):
+        _png(str(tmp_path / "jpg" / f"image_{i:05d}.jpg"), i)
+        _png(str(tmp_path / "segmim" / f"segmim_{i:05d}.jpg"), 10 + i)
+    scipy_io.savemat(str(tmp_path / "imagelabels.mat"), {"labels": np.array([[77, 1, 102, 5]])})
+    scipy_io.savemat(str(tmp_path / "setid.mat"), {"trnid": np.array([[1, 3]]),
+                                                   "valid": np.array([[2]]),
+                                                   "tstid": np.array([[4]])})
+    train = ds.Flowers102Dataset(str(tmp_path), usage="train", shuffle=False)
+    assert train.get_col_names() == ["image", "label"] and column(train, 1) == [76, 101]
+    seg = ds.Flowers102Dataset(str(tmp_path), task="Segmentation", usage="test", decode=True)
+    image, mask, label = next(iter(seg.create_tuple_iterator(output_numpy=True)))
+    assert image.shape == mask.shape == (4, 6, 3) and int(label) == 4
+    _check_rows_picked(lambda **kw: ds.Flowers102Dataset(str(tmp_path), **kw), 4)
+
+
+def test_div2k_pairs(tmp_path):
+    hr = _png(str(tmp_path / "DIV2K_train_HR" / "0001.png"), 0, size=(8, 8))
+    lr = _png(str(tmp_path / "DIV2K_train_LR_bicubic" / "X2" / "0001x2.png"), 1, size=(4, 4))
+    _png(str(tmp_path / "DIV2K_train_HR" / "0002.png"), 2, size=(8, 8))
+    _png(str(tmp_path / "DIV2K_train_LR_bicubic" / "X2" / "0002x2.png"), 3, size=(4, 4))
+    _png(str(tmp_path / "DIV2K_train_LR_mild" / "0001x4m.png"), 4, size=(2, 2))
+    data = ds.DIV2KDataset(str(tmp_path), usage="train", scale=2, decode=True, shuffle=False)
+    assert data.get_col_names() == ["hr_image", "lr_image"]
+    got = list(data.create_tuple_iterator(output_numpy=True))
+    assert np.array_equal(got[0][0], hr) and np.array_equal(got[0][1], lr)
+    with pytest.raises(ValueError, match="0002x4m.png"):
+        ds.DIV2KDataset(str(tmp_path), downgrade="mild", scale=4)
+    with pytest.raises(ValueError, match="does not go with"):
+        ds.DIV2KDataset(str(tmp_path), downgrade="mild", scale=2)
+    _check_rows_picked(lambda **kw: ds.DIV2KDataset(str(tmp_path), **kw), 2)
+
+
+def test_flickr_captions(tmp_path):
+    _png(str(tmp_path / "images" / "1000268201.jpg"), 0)
+    _png(str(tmp_path / "images" / "1001773457.jpg"), 1)
+    _write(tmp_path / "token.txt", "1000268201.jpg#0\tA child in a pink dress .\n"
+                                   "1000268201.jpg#1\tA girl going into a building .\n"
+                                   "1001773457.jpg#0\tTwo dogs .\n")
+    data = ds.FlickrDataset(str(tmp_path / "images"), str(tmp_path / "token.txt"),
+                            shuffle=False)
+    assert data.get_col_names() == ["image", "annotation"]
+    assert [r[1] for r in rows(data)] == [["A child in a pink dress .",
+                                           "A girl going into a building ."], ["Two dogs ."]]
+    _check_rows_picked(lambda **kw: ds.FlickrDataset(str(tmp_path / "images"),
+                                                     str(tmp_path / "token.txt"), **kw), 2)

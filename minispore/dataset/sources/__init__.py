@@ -35,6 +35,15 @@ from .vision_files import (  # noqa: F401
     ImageFolderDataset,
     MnistDataset,
 )
+from .vision_folders import (  # noqa: F401
+    DIV2KDataset,
+    FlickrDataset,
+    Flowers102Dataset,
+    Food101Dataset,
+    OmniglotDataset,
+    Places365Dataset,
+    SUN397Dataset,
+)
 from .vision_more import (  # noqa: F401
     Caltech256Dataset,
     CelebADataset,
