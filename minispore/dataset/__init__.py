@@ -26,6 +26,7 @@ import importlib
 
 from . import batching, config, mapping, steps  # noqa: F401  (steps register with Dataset)
 from .batching import BatchInfo  # noqa: F401
+from .cache import DatasetCache  # noqa: F401
 from .callbacks import DSCallback, WaitedDSCallback  # noqa: F401
 from .engine import Dataset  # noqa: F401
 from .samplers import (  # noqa: F401
@@ -115,6 +116,7 @@ __all__ += ["Caltech256Dataset", "CelebADataset", "EMnistDataset", "FakeImageDat
 __all__ += ["Caltech101Dataset", "CocoDataset", "VOCDataset"]
 __all__ += ["DIV2KDataset", "FlickrDataset", "Flowers102Dataset", "Food101Dataset",
             "OmniglotDataset", "Places365Dataset", "SUN397Dataset"]
+__all__ += ["DatasetCache"]
 __all__ += ["compare", "deserialize", "serialize", "show"]
 __all__ += ["DSCallback", "PKSampler", "PaddedDataset", "WaitedDSCallback"]
 __all__ += ["CMUArcticDataset", "GTZANDataset", "LibriTTSDataset", "LJSpeechDataset",

@@ -873,3 +873,14 @@ def test_flickr_captions(tmp_path):
                                            "A girl going into a building ."], ["Two dogs ."]]
     _check_rows_picked(lambda **kw: ds.FlickrDataset(str(tmp_path / "images"),
                                                      str(tmp_path / "token.txt"), **kw), 2)
+
+
+def test_dataset_cache_is_accepted_and_changes_no_row(tmp_path):
+    cache = ds.DatasetCache(session_id=3, size=16)
+    assert cache.get_stat().num_mem_cached == 0 and "session_id=3" in repr(cache)
+    plain = ds.FakeImageDataset(4, (2, 2, 1), 3, shuffle=False)
+    cached = ds.FakeImageDataset(4, (2, 2, 1), 3, shuffle=False, cache=cache)
+    mapped = cached.map(lambda x: x + 1, "image", cache=cache)
+    assert rows(cached) == rows(plain) and len(rows(mapped)) == 4
+    with pytest.raises(ValueError, match="session_id"):
+        ds.DatasetCache(session_id=-1)
