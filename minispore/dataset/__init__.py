@@ -60,6 +60,7 @@ from .sources.audio_files import (  # noqa: F401
     LibriTTSDataset,
     LJSpeechDataset,
     SpeechCommandsDataset,
+    TedliumDataset,
     YesNoDataset,
 )
 from .sources.padded import PaddedDataset  # noqa: F401
@@ -120,7 +121,7 @@ __all__ += ["DatasetCache"]
 __all__ += ["compare", "deserialize", "serialize", "show"]
 __all__ += ["DSCallback", "PKSampler", "PaddedDataset", "WaitedDSCallback"]
 __all__ += ["CMUArcticDataset", "GTZANDataset", "LibriTTSDataset", "LJSpeechDataset",
-            "SpeechCommandsDataset", "YesNoDataset"]
+            "SpeechCommandsDataset", "TedliumDataset", "YesNoDataset"]
 __all__ += ["AGNewsDataset", "AmazonReviewDataset", "CLUEDataset", "CoNLL2000Dataset",
             "DBpediaDataset", "EnWik9Dataset", "IMDBDataset", "Multi30kDataset",
             "PennTreebankDataset", "SogouNewsDataset", "SQuADDataset", "SST2Dataset",

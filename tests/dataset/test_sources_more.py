@@ -884,3 +884,42 @@ def test_dataset_cache_is_accepted_and_changes_no_row(tmp_path):
     assert rows(cached) == rows(plain) and len(rows(mapped)) == 4
     with pytest.raises(ValueError, match="session_id"):
         ds.DatasetCache(session_id=-1)
+
+
+def _sph(path, samples, rate=16000):
+    """A NIST SPHERE file of 16-bit little-endian PCM."""
+    data = (np.asarray(samples) * 32768).astype("<i2").tobytes()
+    header = (f"NIST_1A\n   1024\nsample_count -i {len(samples)}\nsample_n_bytes -i 2\n"
+              f"channel_count -i 1\nsample_byte_format -s2 01\nsample_rate -i {rate}\n"
+              f"sample_coding -s3 pcm\nend_head\n").encode()
+    os.makedirs(os.path.dirname(str(path)), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(header.ljust(1024, b" ") + data)
+
+
+def test_tedlium_segments(tmp_path):
+    from minispore.dataset.sources.audio_files import read_sph
+    root = tmp_path / "TEDLIUM_release1"
+    talk = np.arange(40) / 64
+    _sph(root / "test" / "sph" / "Talk_A.sph", talk, rate=10)
+    _write(root / "test" / "stm" / "Talk_A.stm",
+           "Talk_A 1 Talk_A 0.0 1.5 <o,f0,male> hello world\n"
+           "Talk_A 1 inter_segment_gap 1.5 2.0 <o,,unknown> ignore_time_segment_in_scoring\n"
+           "Talk_A 1 Talk_A 2.0 4.0 <o,f0,male> bye\n")
+    _sph(root / "dev" / "sph" / "Talk_B.sph", talk[:10], rate=10)
+    _write(root / "dev" / "stm" / "Talk_B.stm", "Talk_B 1 Spk 0.0 1.0 <o> dev talk\n")
+    waveform, rate = read_sph(str(root / "test" / "sph" / "Talk_A.sph"))
+    assert rate == 10 and np.allclose(waveform, talk)
+    data = ds.TedliumDataset(str(tmp_path), "release1", usage="test", shuffle=False)
+    assert data.get_col_names() == ["waveform", "sample_rate", "transcript", "talk_id",
+                                    "speaker_id", "identifier"]
+    got = list(data.create_tuple_iterator(output_numpy=True))
+    assert len(got) == 2 and np.allclose(got[0][0], talk[:15]) and np.allclose(got[1][0],
+                                                                               talk[20:40])
+    assert [str(v) for v in got[0][2:]] == ["hello world", "Talk_A", "Talk_A", "Talk_A-0.0-1.5"]
+    assert got[0][1].dtype == np.uint32 and int(got[0][1]) == 10
+    assert ds.TedliumDataset(str(tmp_path), "release1", usage="dev").get_dataset_size() == 1
+    with pytest.raises(ValueError, match="folder .*train.*stm is missing"):
+        ds.TedliumDataset(str(tmp_path), "release1")
+    _check_rows_picked(lambda **kw: ds.TedliumDataset(str(tmp_path), "release1", "test", **kw),
+                       2)

@@ -5,6 +5,7 @@ from .audio_files import (  # noqa: F401
     LibriTTSDataset,
     LJSpeechDataset,
     SpeechCommandsDataset,
+    TedliumDataset,
     YesNoDataset,
 )
 from .python_data import GeneratorDataset, NumpySlicesDataset  # noqa: F401

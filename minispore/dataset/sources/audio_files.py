@@ -1,5 +1,6 @@
 """Audio datasets in their published layouts, read with Python's `wave` module (PCM WAV):
-YesNo, SpeechCommands, LJSpeech, GTZAN, CMU Arctic and LibriTTS.
+YesNo, SpeechCommands, LJSpeech, GTZAN, CMU Arctic and LibriTTS; TED-LIUM's NIST SPHERE
+(.sph) files are read by `read_sph` (uncompressed PCM only).
 
 A waveform is float32 in [-1, 1) (8-bit PCM is unsigned, centred at 128; 16/24/32-bit signed,
 divided by 2**(bits-1)); a mono file gives a 1-D vector of samples, a multi-channel one
@@ -16,7 +17,7 @@ from .base import MappableSource
 from .vision_files import _check_dir
 
 __all__ = ["YesNoDataset", "SpeechCommandsDataset", "LJSpeechDataset", "GTZANDataset",
-           "CMUArcticDataset", "LibriTTSDataset", "read_wav"]
+           "CMUArcticDataset", "LibriTTSDataset", "TedliumDataset", "read_wav", "read_sph"]
 
 
 def read_wav(path: str) -> Tuple[np.ndarray, int]:
@@ -318,3 +319,111 @@ class LibriTTSDataset(_WavSource):
         self._wavs.append(stem + ".wav")
         self._fields.append((*texts, np.uint32(int(speaker)), np.uint32(int(chapter)),
                              np.array(utterance)))
+
+
+def read_sph(path: str) -> Tuple[np.ndarray, int]:
+    """The float32 waveform and sample rate of a NIST SPHERE file of uncompressed PCM
+    (a ``NIST_1A`` text header of ``key -type value`` lines, then the samples).
+
+        >>> waveform, rate = read_sph("TEDLIUM_release1/test/sph/talk.sph")  # doctest: +SKIP
+    """
+    with open(path, "rb") as f:
+        raw = f.read()
+    lines = raw[:1024].split(b"\n")
+    if not lines or lines[0].strip() != b"NIST_1A" or len(lines) < 2:
+        raise RuntimeError(f"{path}: not a NIST SPHERE file")
+    header_size = int(lines[1])
+    fields: Dict[str, str] = {}
+    for line in raw[:header_size].split(b"\n")[2:]:
+        parts = line.decode("ascii", "replace").split(None, 2)
+        if parts and parts[0] == "end_head":
+            break
+        if len(parts) == 3:
+            fields[parts[0]] = parts[2].strip()
+    coding = fields.get("sample_coding", "pcm")
+    if coding != "pcm":
+        raise RuntimeError(f"{path}: sample_coding {coding!r} is not supported (only pcm)")
+    width = int(fields.get("sample_n_bytes", "2"))
+    channels = int(fields.get("channel_count", "1"))
+    order = "<" if fields.get("sample_byte_format", "01") == "01" else ">"
+    data = np.frombuffer(raw[header_size:], f"{order}i{width}")
+    samples = (data.astype(np.float32) / 2 ** (8 * width - 1)).reshape(-1, channels).T
+    return (samples[0] if channels == 1 else samples), int(fields.get("sample_rate", "16000"))
+
+
+class TedliumDataset(MappableSource):
+    """TED-LIUM: talks as ``sph/<talk>.sph`` with their segments in ``stm/<talk>.stm``
+    (lines ``<talk> <channel> <speaker> <start> <end> <label> <transcript>``; the
+    ``ignore_time_segment_in_scoring`` ones are skipped). One row per segment: columns
+    ``waveform`` float32 (the segment's samples), ``sample_rate`` uint32, ``transcript``,
+    ``talk_id``, ``speaker_id`` and ``identifier`` (str, the segment's start and end).
+
+    Args:
+        release: "release1" (``TEDLIUM_release1/<usage>``), "release2"
+            (``TEDLIUM_release2/<usage>``) or "release3" (``TEDLIUM_release-3/data``).
+        usage: "train", "dev", "test" or "all"/None (release3: "all" only).
+        extensions: the audio files' extension (".sph").
+
+    Example:
+        >>> data = ds.TedliumDataset("/data", "release1", usage="test")    # doctest: +SKIP
+    """
+
+    _ROOTS = {"release1": "TEDLIUM_release1", "release2": "TEDLIUM_release2",
+              "release3": "TEDLIUM_release-3"}
+
+    def __init__(self, dataset_dir: str, release: str, usage: Optional[str] = None,
+                 extensions: Optional[str] = None, num_samples: Optional[int] = None,
+                 num_parallel_workers: Optional[int] = None, shuffle: Optional[bool] = None,
+                 sampler: Any = None, num_shards: Optional[int] = None,
+                 shard_id: Optional[int] = None, cache: Any = None) -> None:
+        api = "TedliumDataset"
+        if release not in self._ROOTS:
+            raise ValueError(f"{api}: release must be one of {tuple(self._ROOTS)}, got "
+                             f"{release!r}")
+        extension = extensions or ".sph"
+        if extension != ".sph":
+            raise ValueError(f"{api}: extensions must be '.sph', got {extensions!r}")
+        super().__init__(api, ["waveform", "sample_rate", "transcript", "talk_id",
+                               "speaker_id", "identifier"], num_samples, num_parallel_workers,
+                         shuffle, sampler, num_shards, shard_id)
+        root = os.path.join(_check_dir(dataset_dir, api), self._ROOTS[release])
+        if release == "release3":
+            if usage not in (None, "all"):
+                raise ValueError(f"{api}: release3 has usage 'all' only, got {usage!r}")
+            folders = [os.path.join(root, "data")]
+        else:
+            usage = _usage(usage, ("train", "dev", "test", "all"), api)
+            folders = [os.path.join(root, u) for u in (
+                ["train", "dev", "test"] if usage == "all" else [usage])]
+        self._segments: List[Tuple[str, float, float, Tuple[np.ndarray, ...]]] = []
+        for folder in folders:
+            stm_dir = os.path.join(folder, "stm")
+            if not os.path.isdir(stm_dir):
+                raise ValueError(f"{api}: folder {stm_dir} is missing")
+            for name in sorted(os.listdir(stm_dir)):
+                if name.endswith(".stm"):
+                    self._add_talk(os.path.join(stm_dir, name), folder, extension)
+
+    def _add_talk(self, stm: str, folder: str, extension: str) -> None:
+        with open(stm, encoding="utf-8") as f:
+            for line in f:
+                parts = line.strip().split(" ", 6)
+                if len(parts) < 6:
+                    continue
+                talk, _, speaker, start, end = parts[:5]
+                transcript = parts[6] if len(parts) == 7 else ""
+                if transcript == "ignore_time_segment_in_scoring":
+                    continue
+                sph = os.path.join(folder, "sph", talk + extension)
+                self._segments.append((sph, float(start), float(end), (
+                    np.array(transcript), np.array(talk), np.array(speaker),
+                    np.array(f"{talk}-{start}-{end}"))))
+
+    def _row_count(self) -> int:
+        return len(self._segments)
+
+    def _read(self, index: int) -> Tuple[Any, ...]:
+        sph, start, end, fields = self._segments[index]
+        waveform, rate = read_sph(sph)
+        segment = waveform[..., int(start * rate):int(end * rate)]
+        return (segment, np.uint32(rate), *fields)
