@@ -103,6 +103,12 @@ from .sources.vision_more import (  # noqa: F401
     SVHNDataset,
     USPSDataset,
 )
+from .sources.vision_scenes import (  # noqa: F401
+    CityscapesDataset,
+    KITTIDataset,
+    SBDataset,
+    WIDERFaceDataset,
+)
 from .sources.vision_tasks import Caltech101Dataset, CocoDataset, VOCDataset  # noqa: F401
 
 __all__ = ["BatchInfo", "CSVDataset", "Cifar100Dataset", "Cifar10Dataset", "Dataset",
@@ -118,6 +124,7 @@ __all__ += ["Caltech101Dataset", "CocoDataset", "VOCDataset"]
 __all__ += ["DIV2KDataset", "FlickrDataset", "Flowers102Dataset", "Food101Dataset",
             "OmniglotDataset", "Places365Dataset", "SUN397Dataset"]
 __all__ += ["DatasetCache"]
+__all__ += ["CityscapesDataset", "KITTIDataset", "SBDataset", "WIDERFaceDataset"]
 __all__ += ["compare", "deserialize", "serialize", "show"]
 __all__ += ["DSCallback", "PKSampler", "PaddedDataset", "WaitedDSCallback"]
 __all__ += ["CMUArcticDataset", "GTZANDataset", "LibriTTSDataset", "LJSpeechDataset",

@@ -923,3 +923,101 @@ def test_tedlium_segments(tmp_path):
         ds.TedliumDataset(str(tmp_path), "release1")
     _check_rows_picked(lambda **kw: ds.TedliumDataset(str(tmp_path), "release1", "test", **kw),
                        2)
+
+
+# ----- scene datasets -----
+
+def test_kitti_objects(tmp_path):
+    image = _png(str(tmp_path / "data_object_image_2" / "training" / "image_2" / "000000.png"), 0)
+    _png(str(tmp_path / "data_object_image_2" / "training" / "image_2" / "000001.png"), 1)
+    _png(str(tmp_path / "data_object_image_2" / "testing" / "image_2" / "000000.png"), 2)
+    labels = tmp_path / "data_object_label_2" / "training" / "label_2"
+    _write(labels / "000000.txt",
+           "Pedestrian 0.00 0 -0.20 712.40 143.00 810.73 307.92 1.89 0.48 1.20 1.84 1.47 "
+           "8.41 0.01\nCar 0.50 2 1.0 1 2 3 4 1.5 1.6 3.9 -1 2 30 -1.5\n")
+    _write(labels / "000001.txt", "DontCare -1 -1 -10 503.89 169.71 590.61 190.13 -1 -1 -1 "
+                                  "-1000 -1000 -1000 -10\n")
+    data = ds.KITTIDataset(str(tmp_path), decode=True, shuffle=False)
+    assert data.get_col_names() == ["image", "label", "truncated", "occluded", "alpha", "bbox",
+                                    "dimensions", "location", "rotation_y"]
+    first = next(iter(data.create_tuple_iterator(output_numpy=True)))
+    assert np.array_equal(first[0], image) and first[1].tolist() == [[3], [0]]
+    assert first[1].dtype == np.uint32 and first[2].dtype == np.float32
+    assert first[3].tolist() == [[0], [2]] and first[5].shape == (2, 4)
+    assert np.allclose(first[5][0], [712.40, 143.00, 810.73, 307.92])
+    assert np.allclose(first[7][1], [-1, 2, 30]) and np.allclose(first[8], [[0.01], [-1.5]])
+    test = ds.KITTIDataset(str(tmp_path), usage="test")
+    assert test.get_col_names() == ["image"] and test.get_dataset_size() == 1
+    _check_rows_picked(lambda **kw: ds.KITTIDataset(str(tmp_path), **kw), 2)
+
+
+def test_wider_face_annotations(tmp_path):
+    _png(str(tmp_path / "WIDER_train" / "images" / "0--Parade" / "a.jpg"), 0)
+    _png(str(tmp_path / "WIDER_train" / "images" / "0--Parade" / "b.jpg"), 1)
+    _png(str(tmp_path / "WIDER_val" / "images" / "1--Handshaking" / "c.jpg"), 2)
+    _png(str(tmp_path / "WIDER_test" / "images" / "1--Handshaking" / "d.jpg"), 3)
+    _write(tmp_path / "wider_face_split" / "wider_face_train_bbx_gt.txt",
+           "0--Parade/a.jpg\n2\n449 330 122 149 0 0 0 0 0 0 \n361 98 263 339 2 1 0 1 2 3 \n"
+           "0--Parade/b.jpg\n0\n0 0 0 0 0 0 0 0 0 0 \n")
+    _write(tmp_path / "wider_face_split" / "wider_face_val_bbx_gt.txt",
+           "1--Handshaking/c.jpg\n1\n1 2 3 4 1 0 1 0 1 0\n")
+    _write(tmp_path / "wider_face_split" / "wider_face_test_filelist.txt",
+           "1--Handshaking/d.jpg\n")
+    train = ds.WIDERFaceDataset(str(tmp_path), usage="train", shuffle=False)
+    assert train.get_col_names() == ["image", "bbox", "blur", "expression", "illumination",
+                                     "occlusion", "pose", "invalid"]
+    got = rows(train)
+    assert got[0][1] == [[449, 330, 122, 149], [361, 98, 263, 339]]
+    # file order: blur expression illumination invalid occlusion pose
+    assert [got[0][k][1][0] for k in range(2, 8)] == [2, 1, 0, 2, 3, 1]
+    assert got[1][1] == [] and len(got) == 2
+    assert ds.WIDERFaceDataset(str(tmp_path)).get_dataset_size() == 3
+    test = ds.WIDERFaceDataset(str(tmp_path), usage="test")
+    assert test.get_col_names() == ["image"] and test.get_dataset_size() == 1
+    _check_rows_picked(lambda **kw: ds.WIDERFaceDataset(str(tmp_path), **kw), 3)
+
+
+def test_cityscapes_targets(tmp_path):
+    for city, n in (("aachen", 0), ("bochum", 1)):
+        stem = f"{city}_000000_00001{n}"
+        _png(str(tmp_path / "leftImg8bit" / "train" / city / f"{stem}_leftImg8bit.png"), n)
+        mask = np.full((4, 6), 7 + n, np.uint8)
+        os.makedirs(tmp_path / "gtFine" / "train" / city, exist_ok=True)
+        Image.fromarray(mask).save(str(tmp_path / "gtFine" / "train" / city /
+                                       f"{stem}_gtFine_labelIds.png"))
+        _write(tmp_path / "gtFine" / "train" / city / f"{stem}_gtFine_polygons.json",
+               '{"imgHeight": 4, "objects": []}')
+    semantic = ds.CityscapesDataset(str(tmp_path), task="semantic", decode=True, shuffle=False)
+    got = list(semantic.create_tuple_iterator(output_numpy=True))
+    assert got[1][1].shape[:2] == (4, 6) and int(got[1][1][0, 0, 0]) == 8
+    polygons = rows(ds.CityscapesDataset(str(tmp_path), task="polygon", shuffle=False))
+    assert polygons[0][1] == '{"imgHeight": 4, "objects": []}'
+    with pytest.raises(RuntimeError, match="target file is missing"):
+        rows(ds.CityscapesDataset(str(tmp_path), task="color"))
+    with pytest.raises(ValueError, match="leftImg8bit.val is missing"):
+        ds.CityscapesDataset(str(tmp_path), usage="val")
+    _check_rows_picked(lambda **kw: ds.CityscapesDataset(str(tmp_path), task="semantic", **kw),
+                       2)
+
+
+def test_sbd_mat_targets(tmp_path):
+    scipy_io = pytest.importorskip("scipy.io")
+    from scipy import sparse
+    for n, i in enumerate(("2008_000002", "2008_000003")):
+        _png(str(tmp_path / "img" / f"{i}.jpg"), n)
+        segmentation = np.full((4, 6), n + 1, np.uint8)
+        boundaries = np.empty((2, 1), dtype=object)
+        boundaries[0, 0] = sparse.csc_matrix(np.eye(4, 6))
+        boundaries[1, 0] = sparse.csc_matrix(np.zeros((4, 6)))
+        os.makedirs(tmp_path / "cls", exist_ok=True)
+        scipy_io.savemat(str(tmp_path / "cls" / f"{i}.mat"), {"GTcls": {
+            "Segmentation": segmentation, "Boundaries": boundaries}})
+    _write(tmp_path / "train.txt", "2008_000002\n")
+    _write(tmp_path / "val.txt", "2008_000003\n")
+    seg = rows(ds.SBDataset(str(tmp_path), task="Segmentation", usage="val"))
+    assert np.array_equal(seg[0][1], np.full((4, 6), 2))
+    bound = list(ds.SBDataset(str(tmp_path), usage="train").create_tuple_iterator(
+        output_numpy=True))
+    assert bound[0][1].shape == (2, 4, 6) and bound[0][1].dtype == np.uint8
+    assert np.array_equal(bound[0][1][0], np.eye(4, 6))
+    _check_rows_picked(lambda **kw: ds.SBDataset(str(tmp_path), "Segmentation", **kw), 2)

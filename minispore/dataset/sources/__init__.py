@@ -57,4 +57,10 @@ from .vision_more import (  # noqa: F401
     SVHNDataset,
     USPSDataset,
 )
+from .vision_scenes import (  # noqa: F401
+    CityscapesDataset,
+    KITTIDataset,
+    SBDataset,
+    WIDERFaceDataset,
+)
 from .vision_tasks import Caltech101Dataset, CocoDataset, VOCDataset  # noqa: F401
