@@ -91,6 +91,12 @@ from .sources.vision_folders import (  # noqa: F401
     Places365Dataset,
     SUN397Dataset,
 )
+from .sources.vision_misc import (  # noqa: F401
+    LFWDataset,
+    LSUNDataset,
+    PhotoTourDataset,
+    SBUDataset,
+)
 from .sources.vision_more import (  # noqa: F401
     Caltech256Dataset,
     CelebADataset,
@@ -124,6 +130,7 @@ __all__ += ["Caltech101Dataset", "CocoDataset", "VOCDataset"]
 __all__ += ["DIV2KDataset", "FlickrDataset", "Flowers102Dataset", "Food101Dataset",
             "OmniglotDataset", "Places365Dataset", "SUN397Dataset"]
 __all__ += ["DatasetCache"]
+__all__ += ["LFWDataset", "LSUNDataset", "PhotoTourDataset", "SBUDataset"]
 __all__ += ["CityscapesDataset", "KITTIDataset", "SBDataset", "WIDERFaceDataset"]
 __all__ += ["compare", "deserialize", "serialize", "show"]
 __all__ += ["DSCallback", "PKSampler", "PaddedDataset", "WaitedDSCallback"]

@@ -1021,3 +1021,73 @@ def test_sbd_mat_targets(tmp_path):
     assert bound[0][1].shape == (2, 4, 6) and bound[0][1].dtype == np.uint8
     assert np.array_equal(bound[0][1][0], np.eye(4, 6))
     _check_rows_picked(lambda **kw: ds.SBDataset(str(tmp_path), "Segmentation", **kw), 2)
+
+
+def test_sbu_captions(tmp_path):
+    _write(tmp_path / "SBU_captioned_photo_dataset_urls.txt",
+           "http://static.flickr.com/2723/4385058960_b0f291553e.jpg\n"
+           "http://static.flickr.com/3/1234_missing.jpg\n"
+           "http://static.flickr.com/9/5678_c.jpg\n")
+    _write(tmp_path / "SBU_captioned_photo_dataset_captions.txt",
+           "A wooden chair in the living room\nnot downloaded\nsky \n")
+    _png(str(tmp_path / "sbu_images" / "4385058960_b0f291553e.jpg"), 0)
+    _png(str(tmp_path / "sbu_images" / "5678_c.jpg"), 1)
+    data = ds.SBUDataset(str(tmp_path), shuffle=False)
+    assert data.get_col_names() == ["image", "caption"]
+    assert column(data, 1) == ["A wooden chair in the living room", "sky"]
+    _check_rows_picked(lambda **kw: ds.SBUDataset(str(tmp_path), **kw), 2)
+
+
+def test_lsun_folders(tmp_path):
+    _png(str(tmp_path / "bedroom_train" / "a.jpg"), 0)
+    _png(str(tmp_path / "bedroom_val" / "b.jpg"), 1)
+    _png(str(tmp_path / "tower_train" / "c.jpg"), 2)
+    _png(str(tmp_path / "tower_val" / "d.jpg"), 3)
+    _png(str(tmp_path / "test" / "e.jpg"), 4)
+    data = ds.LSUNDataset(str(tmp_path), classes=["bedroom", "tower"], shuffle=False)
+    assert column(data, 1) == [0, 0, 1, 1]
+    assert column(ds.LSUNDataset(str(tmp_path), "valid", "tower"), 1) == [0]
+    assert ds.LSUNDataset(str(tmp_path), usage="test").get_dataset_size() == 1
+    with pytest.raises(ValueError, match="bridge_train is missing"):
+        ds.LSUNDataset(str(tmp_path), usage="train")
+    with pytest.raises(ValueError, match="unknown classes"):
+        ds.LSUNDataset(str(tmp_path), classes="cats")
+    _check_rows_picked(lambda **kw: ds.LSUNDataset(str(tmp_path), classes=["bedroom", "tower"],
+                                                   **kw), 4)
+
+
+def test_phototour_patches(tmp_path):
+    root = tmp_path / "liberty"
+    root.mkdir()
+    sheet = np.random.default_rng(0).integers(0, 256, (1024, 1024), dtype=np.uint8)
+    Image.fromarray(sheet).save(str(root / "patches0000.bmp"))
+    _write(root / "info.txt", "7 0\n7 0\n9 0\n")
+    _write(root / "m50_100000_100000_0.txt", "0 7 0 1 7 0\n0 7 0 2 9 0\n")
+    train = ds.PhotoTourDataset(str(tmp_path), "liberty", usage="train", shuffle=False)
+    got = list(train.create_tuple_iterator(output_numpy=True))
+    assert len(got) == 3 and got[2][0].shape == (64, 64, 1)
+    assert np.array_equal(got[2][0][..., 0], sheet[:64, 128:192])
+    assert [int(r[1]) for r in got] == [7, 7, 9] and got[0][1].dtype == np.uint32
+    test = ds.PhotoTourDataset(str(tmp_path), "liberty", usage="test", shuffle=False)
+    assert test.get_col_names() == ["image1", "image2", "matches"]
+    assert column(test, 2) == [1, 0]
+    _check_rows_picked(lambda **kw: ds.PhotoTourDataset(str(tmp_path), "liberty", **kw), 3)
+
+
+def test_lfw_people_and_pairs(tmp_path):
+    images = tmp_path / "lfw-funneled"
+    for person, count in (("Aaron_Peirsol", 2), ("Abel_Pacheco", 1)):
+        for n in range(1, count + 1):
+            _png(str(images / person / f"{person}_{n:04d}.jpg"), n)
+    _write(tmp_path / "peopleDevTrain.txt", "2\nAbel_Pacheco\t1\nAaron_Peirsol\t2\n")
+    _write(tmp_path / "peopleDevTest.txt", "1\nAbel_Pacheco\t1\n")
+    _write(tmp_path / "pairsDevTrain.txt", "1\nAaron_Peirsol\t1\t2\n"
+                                           "Aaron_Peirsol\t1\tAbel_Pacheco\t1\n")
+    people = ds.LFWDataset(str(tmp_path), usage="train", shuffle=False)
+    assert people.get_col_names() == ["image", "label"] and column(people, 1) == [1, 0, 0]
+    assert ds.LFWDataset(str(tmp_path)).get_dataset_size() == 4
+    pairs = ds.LFWDataset(str(tmp_path), task="pairs", usage="train", shuffle=False)
+    assert pairs.get_col_names() == ["image1", "image2", "label"] and column(pairs, 2) == [1, 0]
+    with pytest.raises(ValueError, match="has no file lfw-deepfunneled|no file pairsDevTest"):
+        ds.LFWDataset(str(tmp_path), task="pairs", usage="test")
+    _check_rows_picked(lambda **kw: ds.LFWDataset(str(tmp_path), **kw), 4)

@@ -45,6 +45,12 @@ from .vision_folders import (  # noqa: F401
     Places365Dataset,
     SUN397Dataset,
 )
+from .vision_misc import (  # noqa: F401
+    LFWDataset,
+    LSUNDataset,
+    PhotoTourDataset,
+    SBUDataset,
+)
 from .vision_more import (  # noqa: F401
     Caltech256Dataset,
     CelebADataset,
