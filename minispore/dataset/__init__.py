@@ -72,6 +72,8 @@ from .sources.text_more import (  # noqa: F401
     DBpediaDataset,
     EnWik9Dataset,
     IMDBDataset,
+    IWSLT2016Dataset,
+    IWSLT2017Dataset,
     Multi30kDataset,
     PennTreebankDataset,
     SogouNewsDataset,
@@ -129,7 +131,7 @@ __all__ += ["Caltech256Dataset", "CelebADataset", "EMnistDataset", "FakeImageDat
 __all__ += ["Caltech101Dataset", "CocoDataset", "VOCDataset"]
 __all__ += ["DIV2KDataset", "FlickrDataset", "Flowers102Dataset", "Food101Dataset",
             "OmniglotDataset", "Places365Dataset", "SUN397Dataset"]
-__all__ += ["DatasetCache"]
+__all__ += ["DatasetCache", "IWSLT2016Dataset", "IWSLT2017Dataset"]
 __all__ += ["LFWDataset", "LSUNDataset", "PhotoTourDataset", "SBUDataset"]
 __all__ += ["CityscapesDataset", "KITTIDataset", "SBDataset", "WIDERFaceDataset"]
 __all__ += ["compare", "deserialize", "serialize", "show"]

@@ -1091,3 +1091,29 @@ def test_lfw_people_and_pairs(tmp_path):
     with pytest.raises(ValueError, match="has no file lfw-deepfunneled|no file pairsDevTest"):
         ds.LFWDataset(str(tmp_path), task="pairs", usage="test")
     _check_rows_picked(lambda **kw: ds.LFWDataset(str(tmp_path), **kw), 4)
+
+
+def test_iwslt_tags_and_xml(tmp_path):
+    base = tmp_path / "texts" / "de" / "en" / "de-en"
+    _write(base / "train.tags.de-en.de", "<url>http://ted</url>\n<talkid>1</talkid>\n"
+                                          "Hallo Welt.\n Danke.\n")
+    _write(base / "train.tags.de-en.en", "<url>http://ted</url>\n<talkid>1</talkid>\n"
+                                          "Hello world.\n Thanks.\n")
+    for name, de, en in (("tst2013", "Gut &amp; schön", "Good &amp; nice"),
+                         ("tst2014", "Ja", "Yes")):
+        _write(base / f"IWSLT16.TED.{name}.de-en.de.xml",
+               f'<mteval><doc docid="1"><seg id="1"> {de} </seg></doc></mteval>\n')
+        _write(base / f"IWSLT16.TED.{name}.de-en.en.xml",
+               f'<mteval><doc docid="1"><seg id="1"> {en} </seg></doc></mteval>\n')
+    train = ds.IWSLT2016Dataset(str(tmp_path), usage="train", shuffle=False)
+    assert train.get_col_names() == ["text", "translation"]
+    assert rows(train) == [["Hallo Welt.", "Hello world."], ["Danke.", "Thanks."]]
+    assert rows(ds.IWSLT2016Dataset(str(tmp_path), usage="valid")) == [["Gut & schön",
+                                                                         "Good & nice"]]
+    assert ds.IWSLT2016Dataset(str(tmp_path)).get_dataset_size() == 4
+    _check_rows_picked(lambda **kw: ds.IWSLT2016Dataset(str(tmp_path), **kw), 4)
+    with pytest.raises(ValueError, match="language_pair"):
+        ds.IWSLT2016Dataset(str(tmp_path), language_pair=["de", "it"])
+    with pytest.raises(ValueError, match="no file IWSLT17.TED.dev2010.de-en.de.xml"):
+        ds.IWSLT2017Dataset(str(tmp_path), usage="valid")
+    assert ds.IWSLT2017Dataset(str(tmp_path), usage="train").get_dataset_size() == 2

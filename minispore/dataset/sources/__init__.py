@@ -19,6 +19,8 @@ from .text_more import (  # noqa: F401
     DBpediaDataset,
     EnWik9Dataset,
     IMDBDataset,
+    IWSLT2016Dataset,
+    IWSLT2017Dataset,
     Multi30kDataset,
     PennTreebankDataset,
     SogouNewsDataset,

@@ -7,7 +7,8 @@
   (``wiki.<usage>.tokens``), EnWik9Dataset (``enwik9``).
 - Tab-separated: SST2Dataset (``train.tsv`` / ``dev.tsv`` / ``test.tsv`` with a header).
 - Sentences of tagged words (blank lines between sentences): UDPOSDataset, CoNLL2000Dataset.
-- Parallel text: Multi30kDataset (``<usage>.<lang>`` line pairs).
+- Parallel text: Multi30kDataset (``<usage>.<lang>`` line pairs), IWSLT2016Dataset /
+  IWSLT2017Dataset (``train.tags.*`` text and ``*.xml`` <seg> files).
 - JSON: SQuADDataset (``train-v1.1.json`` / ``dev-v1.1.json`` or v2.0), CLUEDataset.
 - Folders: IMDBDataset (``aclImdb``: ``<usage>/pos|neg/*.txt``).
 
@@ -17,6 +18,7 @@ numpy str array. Files of a usage "all" are read in sorted file-name order.
 """
 import csv
 import glob
+import html
 import json
 import os
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -30,7 +32,8 @@ from .vision_files import _check_dir
 __all__ = ["AGNewsDataset", "AmazonReviewDataset", "DBpediaDataset", "SogouNewsDataset",
            "YahooAnswersDataset", "YelpReviewDataset", "PennTreebankDataset",
            "WikiTextDataset", "EnWik9Dataset", "SST2Dataset", "UDPOSDataset",
-           "CoNLL2000Dataset", "Multi30kDataset", "SQuADDataset", "CLUEDataset", "IMDBDataset"]
+           "CoNLL2000Dataset", "Multi30kDataset", "IWSLT2016Dataset", "IWSLT2017Dataset",
+           "SQuADDataset", "CLUEDataset", "IMDBDataset"]
 
 Row = Tuple[np.ndarray, ...]
 
@@ -352,6 +355,107 @@ class Multi30kDataset(_Parsed):
                                f"{len(target)}")
         return [(np.array(s), np.array(t)) for s, t in zip(source, target)
                 if s.strip() or t.strip()]
+
+
+class _IWSLT(_Parsed):
+    """IWSLT TED talks: the pair's files found anywhere under `dataset_dir`:
+    ``train.tags.<src>-<tgt>.<lang>`` (lines of text between ``<tag>`` lines) and
+    ``IWSLT<yy>.TED.<set>.<src>-<tgt>.<lang>.xml`` (the text of each ``<seg>``)."""
+
+    _YEAR = ""
+    _LANGUAGES: Tuple[str, ...] = ()
+    _SETS: Tuple[str, str] = ("", "")
+
+    def __init__(self, dataset_dir: str, usage: Optional[str] = None,
+                 language_pair: Optional[Sequence[str]] = None, valid_set: Optional[str] = None,
+                 test_set: Optional[str] = None, num_samples: Optional[int] = None,
+                 shuffle: Any = Shuffle.GLOBAL, num_shards: Optional[int] = None,
+                 shard_id: Optional[int] = None, num_parallel_workers: Optional[int] = None,
+                 cache: Any = None) -> None:
+        api = type(self).__name__
+        pair = list(language_pair) if language_pair is not None else ["de", "en"]
+        if len(pair) != 2 or pair[0] == pair[1] or not set(pair) <= set(self._LANGUAGES):
+            raise ValueError(f"{api}: language_pair must be two of {self._LANGUAGES}, got "
+                             f"{language_pair!r}")
+        usage = _usage(usage, ("train", "valid", "test", "all"), "all", api)
+        folder = _check_dir(dataset_dir, api)
+        src, tgt = pair
+        sets = {"valid": valid_set or self._SETS[0], "test": test_set or self._SETS[1]}
+        names = {"train": f"train.tags.{src}-{tgt}.{src}"}
+        for part, name in sets.items():
+            names[part] = f"IWSLT{self._YEAR}.TED.{name}.{src}-{tgt}.{src}.xml"
+        found: Dict[str, str] = {}
+        for top, _, files in os.walk(folder):
+            for file in files:
+                found.setdefault(file, os.path.join(top, file))
+        paths = []
+        for part in (["train", "valid", "test"] if usage == "all" else [usage]):
+            if names[part] not in found:
+                raise ValueError(f"{api}: {folder} has no file {names[part]}")
+            paths.append(found[names[part]])
+        self._pair = pair
+        super().__init__(api, paths, ["text", "translation"], num_samples,
+                         num_parallel_workers, shuffle, num_shards, shard_id)
+
+    def _parse(self, path: str) -> List[Row]:
+        src, tgt = self._pair
+        if path.endswith(".xml"):
+            other = path[:-len(f".{src}.xml")] + f".{tgt}.xml"
+        else:
+            other = path[:-len(src)] + tgt
+        texts = [self._texts(p) for p in (path, other)]
+        if len(texts[0]) != len(texts[1]):
+            raise RuntimeError(f"{self._api}: {path} has {len(texts[0])} sentences but "
+                               f"{other} {len(texts[1])}")
+        return [(np.array(a), np.array(b)) for a, b in zip(*texts)]
+
+    def _texts(self, path: str) -> List[str]:
+        if not os.path.isfile(path):
+            raise RuntimeError(f"{self._api}: {path} is missing")
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        if path.endswith(".xml"):
+            import re
+            return [html.unescape(m.strip()) for m in re.findall(r"<seg[^>]*>(.*?)</seg>",
+                                                                 text, re.S)]
+        return [line.strip() for line in text.splitlines()
+                if line.strip() and not line.lstrip().startswith("<")]
+
+
+class IWSLT2016Dataset(_IWSLT):
+    """IWSLT 2016 (TED talks, en <-> de / fr / cs / ar): columns ``text`` (the first
+    language of `language_pair`, default ["de", "en"]) and ``translation``. `usage`
+    "train", "valid" (`valid_set`, default "tst2013"), "test" (`test_set`, default
+    "tst2014") or "all"/None.
+
+    Example:
+        >>> data = ds.IWSLT2016Dataset("/data/iwslt2016", usage="train")    # doctest: +SKIP
+    """
+    _YEAR = "16"
+    _LANGUAGES = ("en", "fr", "de", "cs", "ar")
+    _SETS = ("tst2013", "tst2014")
+
+
+class IWSLT2017Dataset(_IWSLT):
+    """IWSLT 2017 (TED talks among en, nl, de, it, ro): columns ``text`` and
+    ``translation``; valid set dev2010, test set tst2010; `usage` "train", "valid", "test"
+    or "all"/None.
+
+    Example:
+        >>> data = ds.IWSLT2017Dataset("/data/iwslt2017",
+        ...                            language_pair=["it", "en"])    # doctest: +SKIP
+    """
+    _YEAR = "17"
+    _LANGUAGES = ("en", "nl", "de", "it", "ro")
+    _SETS = ("dev2010", "tst2010")
+
+    def __init__(self, dataset_dir: str, usage: Optional[str] = None,
+                 language_pair: Optional[Sequence[str]] = None,
+                 num_samples: Optional[int] = None, shuffle: Any = Shuffle.GLOBAL,
+                 num_shards: Optional[int] = None, shard_id: Optional[int] = None,
+                 num_parallel_workers: Optional[int] = None, cache: Any = None) -> None:
+        super().__init__(dataset_dir, usage, language_pair, None, None, num_samples, shuffle,
+                         num_shards, shard_id, num_parallel_workers, cache)
 
 
 # ----- JSON -----
