@@ -96,7 +96,9 @@ from .sources.vision_folders import (  # noqa: F401
 from .sources.vision_misc import (  # noqa: F401
     LFWDataset,
     LSUNDataset,
+    ManifestDataset,
     PhotoTourDataset,
+    RenderedSST2Dataset,
     SBUDataset,
 )
 from .sources.vision_more import (  # noqa: F401
@@ -132,7 +134,8 @@ __all__ += ["Caltech101Dataset", "CocoDataset", "VOCDataset"]
 __all__ += ["DIV2KDataset", "FlickrDataset", "Flowers102Dataset", "Food101Dataset",
             "OmniglotDataset", "Places365Dataset", "SUN397Dataset"]
 __all__ += ["DatasetCache", "IWSLT2016Dataset", "IWSLT2017Dataset"]
-__all__ += ["LFWDataset", "LSUNDataset", "PhotoTourDataset", "SBUDataset"]
+__all__ += ["LFWDataset", "LSUNDataset", "ManifestDataset", "PhotoTourDataset",
+            "RenderedSST2Dataset", "SBUDataset"]
 __all__ += ["CityscapesDataset", "KITTIDataset", "SBDataset", "WIDERFaceDataset"]
 __all__ += ["compare", "deserialize", "serialize", "show"]
 __all__ += ["DSCallback", "PKSampler", "PaddedDataset", "WaitedDSCallback"]

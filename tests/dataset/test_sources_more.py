@@ -1117,3 +1117,31 @@ def test_iwslt_tags_and_xml(tmp_path):
     with pytest.raises(ValueError, match="no file IWSLT17.TED.dev2010.de-en.de.xml"):
         ds.IWSLT2017Dataset(str(tmp_path), usage="valid")
     assert ds.IWSLT2017Dataset(str(tmp_path), usage="train").get_dataset_size() == 2
+
+
+def test_rendered_sst2_and_manifest(tmp_path):
+    sst = tmp_path / "rendered-sst2"
+    for part in ("train", "valid", "test"):
+        for n, kind in enumerate(("negative", "positive")):
+            _png(str(sst / part / kind / f"{n}.png"), n)
+    data = ds.RenderedSST2Dataset(str(sst), usage="val", shuffle=False)
+    assert data.get_col_names() == ["image", "label"] and column(data, 1) == [0, 1]
+    assert ds.RenderedSST2Dataset(str(sst)).get_dataset_size() == 6
+    _check_rows_picked(lambda **kw: ds.RenderedSST2Dataset(str(sst), **kw), 6)
+
+    first = _png(str(tmp_path / "imgs" / "a.jpg"), 0)
+    _png(str(tmp_path / "imgs" / "b.jpg"), 1)
+    _write(tmp_path / "data.manifest",
+           '{"source": "imgs/a.jpg", "usage": "TRAIN", "annotation": [{"name": "dog"}]}\n'
+           '{"source": "imgs/b.jpg", "usage": "train", "annotation": [{"name": "cat"}, '
+           '{"name": "dog"}]}\n'
+           '{"source": "imgs/a.jpg", "usage": "EVAL", "annotation": [{"name": "cat"}]}\n')
+    manifest = ds.ManifestDataset(str(tmp_path / "data.manifest"), decode=True, shuffle=False)
+    got = list(manifest.create_tuple_iterator(output_numpy=True))
+    assert np.array_equal(got[0][0], first) and got[0][1].dtype == np.uint32
+    assert [r[1].tolist() for r in got] == [[1], [0, 1]]
+    assert manifest.get_class_indexing() == {"cat": 0, "dog": 1}
+    assert column(ds.ManifestDataset(str(tmp_path / "data.manifest"), "eval",
+                                     class_indexing={"cat": 5}), 1) == [[5]]
+    _check_rows_picked(lambda **kw: ds.ManifestDataset(str(tmp_path / "data.manifest"), **kw),
+                       2)

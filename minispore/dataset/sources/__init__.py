@@ -50,7 +50,9 @@ from .vision_folders import (  # noqa: F401
 from .vision_misc import (  # noqa: F401
     LFWDataset,
     LSUNDataset,
+    ManifestDataset,
     PhotoTourDataset,
+    RenderedSST2Dataset,
     SBUDataset,
 )
 from .vision_more import (  # noqa: F401

@@ -1,6 +1,6 @@
 """More image datasets of plain files: SBU captioned photos, LSUN (as extracted image
 folders; the LMDB release is not read), PhotoTour patches (bmp sheets of 64x64 patches) and
-LFW (people and pairs)."""
+LFW (people and pairs), Rendered SST-2 and ModelArts manifests."""
 import os
 from typing import Any, List, Optional, Sequence, Tuple
 
@@ -10,7 +10,8 @@ from .base import MappableSource
 from .vision_files import _check_dir
 from .vision_more import _choice, _ImageFiles
 
-__all__ = ["SBUDataset", "LSUNDataset", "PhotoTourDataset", "LFWDataset"]
+__all__ = ["SBUDataset", "LSUNDataset", "PhotoTourDataset", "LFWDataset",
+           "RenderedSST2Dataset", "ManifestDataset"]
 
 _IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 
@@ -248,3 +249,97 @@ class LFWDataset(_ImageFiles):
             return self._image(self._files[index]), self._labels[index]
         second, label = self._labels[index]
         return self._image(self._files[index]), self._image(second), label
+
+
+class RenderedSST2Dataset(_ImageFiles):
+    """Rendered SST-2 (sentences rendered as images): ``<train|valid|test>/<negative|
+    positive>/*.png`` in `dataset_dir`. Columns ``image`` and ``label`` uint32 (0
+    negative, 1 positive). `usage` "train", "val", "test" or "all"/None.
+
+    Example:
+        >>> data = ds.RenderedSST2Dataset("/data/rendered-sst2", usage="val")  # doctest: +SKIP
+    """
+
+    def __init__(self, dataset_dir: str, usage: Optional[str] = None,
+                 num_samples: Optional[int] = None, num_parallel_workers: Optional[int] = None,
+                 shuffle: Optional[bool] = None, decode: bool = False, sampler: Any = None,
+                 num_shards: Optional[int] = None, shard_id: Optional[int] = None,
+                 cache: Any = None) -> None:
+        api = "RenderedSST2Dataset"
+        folder = _check_dir(dataset_dir, api)
+        usage = _choice(usage, ("train", "val", "test", "all"), "all", api)
+        files, labels = [], []
+        for part in (["train", "valid", "test"] if usage == "all" else
+                     ["valid" if usage == "val" else usage]):
+            for label, kind in enumerate(("negative", "positive")):
+                path = os.path.join(folder, part, kind)
+                if not os.path.isdir(path):
+                    raise ValueError(f"{api}: folder {path} is missing")
+                for file in sorted(os.listdir(path)):
+                    if file.lower().endswith(_IMAGE_SUFFIXES):
+                        files.append(os.path.join(path, file))
+                        labels.append(np.uint32(label))
+        super().__init__(api, ["image", "label"], files, labels, decode, num_samples,
+                         num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+
+
+class ManifestDataset(_ImageFiles):
+    """A Huawei ModelArts manifest: one JSON object a line, ``{"source": <image path>,
+    "usage": "train"|"eval"|..., "annotation": [{"name": <class>, ...}, ...]}`` (relative
+    sources are relative to the manifest's folder).
+
+    Columns ``image`` (bytes, or decoded with `decode`) and ``label`` uint32 (K,), the
+    indices of the sample's annotation names in `class_indexing` (default: the sorted names
+    found in the file). `usage` picks the lines of that usage (case-insensitive; "train",
+    "eval" or "inference").
+
+    Example:
+        >>> data = ds.ManifestDataset("/data/train.manifest", usage="eval")    # doctest: +SKIP
+    """
+
+    def __init__(self, dataset_file: str, usage: str = "train",
+                 num_samples: Optional[int] = None, num_parallel_workers: Optional[int] = None,
+                 shuffle: Optional[bool] = None, sampler: Any = None,
+                 class_indexing: Optional[dict] = None, decode: bool = False,
+                 num_shards: Optional[int] = None, shard_id: Optional[int] = None,
+                 cache: Any = None) -> None:
+        import json
+        api = "ManifestDataset"
+        usage = _choice(usage, ("train", "eval", "inference"), "train", api)
+        if not os.path.isfile(dataset_file):
+            raise ValueError(f"{api}: dataset_file {dataset_file!r} is not a file")
+        base = os.path.dirname(os.path.abspath(dataset_file))
+        entries = []
+        with open(dataset_file, encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as error:
+                    raise RuntimeError(f"{api}: {dataset_file}:{number} is not JSON: "
+                                       f"{error}") from None
+                if str(record.get("usage", "")).lower() != usage:
+                    continue
+                names = [a["name"] for a in record.get("annotation", []) if "name" in a]
+                entries.append((os.path.join(base, record["source"]), names))
+        if class_indexing is None:
+            found = sorted({n for _, names in entries for n in names})
+            class_indexing = {name: i for i, name in enumerate(found)}
+        self._class_indexing = dict(class_indexing)
+        files, labels = [], []
+        for source, names in entries:
+            unknown = [n for n in names if n not in self._class_indexing]
+            if unknown:
+                raise ValueError(f"{api}: classes {unknown} are not in class_indexing")
+            files.append(source)
+            labels.append(np.asarray([self._class_indexing[n] for n in names], np.uint32))
+        super().__init__(api, ["image", "label"], files, labels, decode, num_samples,
+                         num_parallel_workers, shuffle, sampler, num_shards, shard_id)
+
+    def get_class_indexing(self) -> dict:
+        """dict class name -> label."""
+        return dict(self._class_indexing)
+
+    def num_classes(self) -> int:
+        return len(self._class_indexing)
