@@ -84,6 +84,7 @@ from .sources.text_more import (  # noqa: F401
     YahooAnswersDataset,
     YelpReviewDataset,
 )
+from .sources.tfrecord import TFRecordDataset  # noqa: F401
 from .sources.vision_folders import (  # noqa: F401
     DIV2KDataset,
     FlickrDataset,
@@ -133,7 +134,7 @@ __all__ += ["Caltech256Dataset", "CelebADataset", "EMnistDataset", "FakeImageDat
 __all__ += ["Caltech101Dataset", "CocoDataset", "VOCDataset"]
 __all__ += ["DIV2KDataset", "FlickrDataset", "Flowers102Dataset", "Food101Dataset",
             "OmniglotDataset", "Places365Dataset", "SUN397Dataset"]
-__all__ += ["DatasetCache", "IWSLT2016Dataset", "IWSLT2017Dataset"]
+__all__ += ["DatasetCache", "IWSLT2016Dataset", "IWSLT2017Dataset", "TFRecordDataset"]
 __all__ += ["LFWDataset", "LSUNDataset", "ManifestDataset", "PhotoTourDataset",
             "RenderedSST2Dataset", "SBUDataset"]
 __all__ += ["CityscapesDataset", "KITTIDataset", "SBDataset", "WIDERFaceDataset"]

@@ -1145,3 +1145,71 @@ def test_rendered_sst2_and_manifest(tmp_path):
                                      class_indexing={"cat": 5}), 1) == [[5]]
     _check_rows_picked(lambda **kw: ds.ManifestDataset(str(tmp_path / "data.manifest"), **kw),
                        2)
+
+
+# ----- TFRecord -----
+
+def _pb_varint(n):
+    n &= (1 << 64) - 1
+    out = b""
+    while True:
+        byte = n & 0x7F
+        n >>= 7
+        if n:
+            out += bytes([byte | 0x80])
+        else:
+            return out + bytes([byte])
+
+
+def _pb_field(number, payload):
+    return _pb_varint(number << 3 | 2) + _pb_varint(len(payload)) + payload
+
+
+def _example(features):
+    """A serialized tf.train.Example (ints packed, floats packed, bytes as a list)."""
+    import struct
+    entries = b""
+    for name, value in features.items():
+        if isinstance(value[0], bytes):
+            inner = _pb_field(1, b"".join(_pb_field(1, v) for v in value))
+        elif isinstance(value[0], float):
+            inner = _pb_field(2, _pb_field(1, struct.pack(f"<{len(value)}f", *value)))
+        else:
+            inner = _pb_field(3, _pb_field(1, b"".join(_pb_varint(v) for v in value)))
+        entries += _pb_field(1, _pb_field(1, name.encode()) + _pb_field(2, inner))
+    return _pb_field(1, entries)
+
+
+def _write_tfrecord(path, examples, compress=False):
+    import gzip
+    import struct
+    data = b"".join(struct.pack("<Q", len(e)) + b"\0" * 4 + e + b"\0" * 4 for e in examples)
+    with open(path, "wb") as f:
+        f.write(gzip.compress(data) if compress else data)
+
+
+def test_tfrecord_examples(tmp_path):
+    examples = [_example({"image": [bytes([i, i + 1, 2])], "label": [i - 1],
+                          "score": [0.5 * i, 1.0]}) for i in range(3)]
+    _write_tfrecord(tmp_path / "a.tfrecord", examples[:2])
+    _write_tfrecord(tmp_path / "b.tfrecord", examples[2:])
+    data = ds.TFRecordDataset(str(tmp_path / "*.tfrecord"), shuffle=False)
+    assert data.get_col_names() == ["image", "label", "score"] and data.get_dataset_size() == 3
+    got = list(data.create_tuple_iterator(output_numpy=True))
+    assert got[1][0] == bytes([1, 2, 2]) and got[0][1].tolist() == [-1]
+    assert got[0][1].dtype == np.int64 and got[2][2].dtype == np.float32
+    assert got[2][2].tolist() == [1.0, 1.0]
+    schema = ds.Schema()
+    schema.add_column("image", "uint8", [3])
+    schema.add_column("label", "int32", [])
+    typed = ds.TFRecordDataset([str(tmp_path / "a.tfrecord")], schema=schema,
+                               columns_list=["label", "image"], shuffle=False)
+    first = next(iter(typed.create_tuple_iterator(output_numpy=True)))
+    assert first[0].dtype == np.int32 and first[0].shape == () and int(first[0]) == -1
+    assert first[1].tolist() == [0, 1, 2]
+    _write_tfrecord(tmp_path / "c.gz", examples, compress=True)
+    assert ds.TFRecordDataset(str(tmp_path / "c.gz"), compression_type="GZIP",
+                              shuffle=False).get_dataset_size() == 3
+    _check_rows_picked(lambda **kw: ds.TFRecordDataset(str(tmp_path / "*.tfrecord"), **kw), 3)
+    with pytest.raises(ValueError, match="columns_list names"):
+        ds.TFRecordDataset(str(tmp_path / "a.tfrecord"), columns_list=["nope"])

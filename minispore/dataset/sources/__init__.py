@@ -31,6 +31,7 @@ from .text_more import (  # noqa: F401
     YahooAnswersDataset,
     YelpReviewDataset,
 )
+from .tfrecord import TFRecordDataset  # noqa: F401
 from .vision_files import (  # noqa: F401
     Cifar10Dataset,
     Cifar100Dataset,
