@@ -24,7 +24,7 @@ rest in steps.py) transform them; `iterators.py` turns rows into Tensors. `trans
 """
 import importlib
 
-from . import batching, config, mapping, steps  # noqa: F401  (steps register with Dataset)
+from . import batching, config, mapping, steps, sync  # noqa: F401  (steps register with Dataset)
 from .batching import BatchInfo  # noqa: F401
 from .cache import DatasetCache  # noqa: F401
 from .callbacks import DSCallback, WaitedDSCallback  # noqa: F401

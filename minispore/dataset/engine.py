@@ -96,8 +96,22 @@ class Dataset:
         smaller unless `drop_remainder`). `batch_size` may be a callable of a BatchInfo.
         Keyword arguments: `per_batch_map(col_lists..., batch_info)`, `input_columns`,
         `output_columns`, `python_multiprocessing` (see BatchDataset)."""
-        return self._steps["batch"](self, batch_size, drop_remainder, num_parallel_workers,
-                                    **kwargs)
+        batched = self._steps["batch"](self, batch_size, drop_remainder, num_parallel_workers,
+                                       **kwargs)
+        from .sync import set_batch_rows
+        set_batch_rows(self, batch_size)  # sync_wait counts in batches
+        return batched
+
+    def sync_wait(self, condition_name, num_batch=1, callback=None):
+        """Wait for `sync_update(condition_name)` after every `num_batch` batches, calling
+        `callback(data)` at each update (see sync.py)."""
+        return self._steps["sync_wait"](self, condition_name, num_batch, callback)
+
+    def sync_update(self, condition_name, num_batch=None, data=None):
+        """Release the pipeline's sync_wait step `condition_name` for `num_batch` batches
+        (default: its own num_batch), calling its callback with `data`."""
+        from .sync import sync_update
+        sync_update(self, condition_name, num_batch, data)
 
     def padded_batch(self, batch_size, drop_remainder=False, num_parallel_workers=None,
                      pad_info=None):

@@ -1213,3 +1213,26 @@ def test_tfrecord_examples(tmp_path):
     _check_rows_picked(lambda **kw: ds.TFRecordDataset(str(tmp_path / "*.tfrecord"), **kw), 3)
     with pytest.raises(ValueError, match="columns_list names"):
         ds.TFRecordDataset(str(tmp_path / "a.tfrecord"), columns_list=["nope"])
+
+
+# ----- sync_wait / sync_update -----
+
+def test_sync_wait_holds_until_sync_update(monkeypatch):
+    from minispore.dataset.sync import SyncWaitDataset
+    monkeypatch.setattr(SyncWaitDataset, "TIMEOUT", 2.0)
+    updates = []
+    data = ds.NumpySlicesDataset({"x": np.arange(8)}, shuffle=False).map(lambda x: x * 10, "x")
+    data = data.sync_wait("policy", num_batch=2, callback=updates.append).batch(2)
+    got = []
+    for (x,) in data.create_tuple_iterator(output_numpy=True, num_epochs=1):
+        got.append(x.tolist())
+        if len(got) % 2 == 0:
+            data.sync_update("policy", data=len(got))
+    assert got == [[0, 10], [20, 30], [40, 50], [60, 70]] and updates == [2, 4]
+    monkeypatch.setattr(SyncWaitDataset, "TIMEOUT", 0.05)
+    stuck = ds.NumpySlicesDataset({"x": np.arange(4)}, shuffle=False).sync_wait("p").batch(2)
+    with pytest.raises(RuntimeError, match="no sync_update .* before batch 2"):
+        rows(stuck)
+    assert stuck.get_dataset_size() == 2  # counting rows does not wait
+    with pytest.raises(RuntimeError, match="no sync_wait step named 'other'"):
+        stuck.sync_update("other")
