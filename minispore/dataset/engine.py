@@ -64,7 +64,7 @@ class Dataset:
         super().__init_subclass__(**kwargs)
         if step is not None:
             Dataset._steps[step] = cls
-        record_init(cls)  # for serialize / deserialize
+        record_init(cls, "dataset")  # for serialize / deserialize
 
     def __init__(self, column_names, children=()):
         self._column_names = list(column_names)
@@ -98,8 +98,8 @@ class Dataset:
         `output_columns`, `python_multiprocessing` (see BatchDataset)."""
         batched = self._steps["batch"](self, batch_size, drop_remainder, num_parallel_workers,
                                        **kwargs)
-        from .sync import set_batch_rows
-        set_batch_rows(self, batch_size)  # sync_wait counts in batches
+        if "sync_wait" in self._steps:  # sync_wait steps below count in batches (sync.py)
+            self._steps["sync_wait"].set_batch_rows(self, batch_size)
         return batched
 
     def sync_wait(self, condition_name, num_batch=1, callback=None):
@@ -110,8 +110,7 @@ class Dataset:
     def sync_update(self, condition_name, num_batch=None, data=None):
         """Release the pipeline's sync_wait step `condition_name` for `num_batch` batches
         (default: its own num_batch), calling its callback with `data`."""
-        from .sync import sync_update
-        sync_update(self, condition_name, num_batch, data)
+        self._steps["sync_wait"].update(self, condition_name, num_batch, data)
 
     def padded_batch(self, batch_size, drop_remainder=False, num_parallel_workers=None,
                      pad_info=None):

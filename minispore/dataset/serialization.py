@@ -1,6 +1,8 @@
 """serialize / deserialize / show / compare: a pipeline as a JSON tree.
 
     >>> import numpy as np
+
+from ..core import dtype as ms_dtype
     >>> import minispore.dataset as ds
     >>> data = ds.NumpySlicesDataset({"x": np.arange(4)}, shuffle=False).batch(2)
     >>> tree = ds.serialize(data)
@@ -27,12 +29,16 @@ from typing import Any, Dict, List, Optional
 
 import numpy as np
 
+from ..core import dtype as ms_dtype
+
 __all__ = ["record_init", "serialize", "deserialize", "show", "compare"]
 
 
-def record_init(cls: type) -> None:
+def record_init(cls: type, kind: str = "object") -> None:
     """Make `cls.__init__` record its arguments on the instance (the outermost call wins, so
-    a subclass's arguments are kept, not those it passes to its base)."""
+    a subclass's arguments are kept, not those it passes to its base). `kind` ("dataset",
+    "transform" or "object") says how serialize writes the instances."""
+    cls._serial_kind = kind  # type: ignore[attr-defined]
     init = cls.__dict__.get("__init__")
     if init is None or getattr(init, "_records", False):
         return
@@ -86,12 +92,11 @@ def _node(dataset: Any) -> Dict[str, Any]:
 
 
 def _encode(value: Any, children: List[Dict[str, Any]]) -> Any:
-    from .engine import Dataset
-    from .transforms.base import TensorOperation
-    if isinstance(value, Dataset):
+    kind = getattr(type(value), "_serial_kind", None)
+    if kind == "dataset":
         children.append(_node(value))
         return {"__child__": len(children) - 1}
-    if isinstance(value, TensorOperation):
+    if kind == "transform":
         params = {k: _encode(v, children)
                   for k, v in _arguments(value, "serialize").items()}
         return {"tensor_op_name": type(value).__name__, "python_module": type(value).__module__,
@@ -178,9 +183,8 @@ def _decode(value: Any, children: List[Any]) -> Any:
     if "__dict__" in value:
         return {_decode(k, children): _decode(v, children) for k, v in value["__dict__"]}
     if "__ms_dtype__" in value:
-        from ..core import dtype
         name = value["__ms_dtype__"].lower()
-        return getattr(dtype, name, None) or getattr(dtype, name + "_")
+        return getattr(ms_dtype, name, None) or getattr(ms_dtype, name + "_")
     if "python_function" in value:
         name = value["python_function"]
         if "<" in name:

@@ -69,6 +69,17 @@ class SyncWaitDataset(Dataset, step="sync_wait"):
                             f"steps (a map reads rows ahead)")
             yield row
 
+    @staticmethod
+    def update(dataset: Dataset, condition_name: str, num_batch: Optional[int] = None,
+               data: Any = None) -> None:
+        """`dataset.sync_update`: see `sync_update`."""
+        sync_update(dataset, condition_name, num_batch, data)
+
+    @staticmethod
+    def set_batch_rows(dataset: Dataset, batch_size: Any) -> None:
+        """Called by `dataset.batch`: see `set_batch_rows`."""
+        set_batch_rows(dataset, batch_size)
+
     def release(self, num_batch: Optional[int], data: Any) -> None:
         """Let `num_batch` (default: the step's) more batches through, after callback(data)."""
         if self.callback is not None:

@@ -21,6 +21,7 @@ import glob
 import html
 import json
 import os
+import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -415,7 +416,6 @@ class _IWSLT(_Parsed):
         with open(path, encoding="utf-8") as f:
             text = f.read()
         if path.endswith(".xml"):
-            import re
             return [html.unescape(m.strip()) for m in re.findall(r"<seg[^>]*>(.*?)</seg>",
                                                                  text, re.S)]
         return [line.strip() for line in text.splitlines()

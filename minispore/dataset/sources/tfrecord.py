@@ -14,7 +14,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 import numpy as np
 
 from .random_data import Schema
-from .text_files import Shuffle, _FileSource
+from .text_files import Shuffle, _expand, _FileSource
 
 __all__ = ["TFRecordDataset", "read_tfrecord", "parse_example"]
 
@@ -156,7 +156,6 @@ class TFRecordDataset(_FileSource):
                  shard_equal_rows: bool = False, cache: Any = None,
                  compression_type: Optional[str] = None) -> None:
         api = "TFRecordDataset"
-        from .text_files import _expand
         files = _expand(dataset_files, api)
         self._compression = compression_type
         if isinstance(schema, str):

@@ -1,6 +1,7 @@
 """More image datasets of plain files: SBU captioned photos, LSUN (as extracted image
 folders; the LMDB release is not read), PhotoTour patches (bmp sheets of 64x64 patches) and
 LFW (people and pairs), Rendered SST-2 and ModelArts manifests."""
+import json
 import os
 from typing import Any, List, Optional, Sequence, Tuple
 
@@ -303,7 +304,6 @@ class ManifestDataset(_ImageFiles):
                  class_indexing: Optional[dict] = None, decode: bool = False,
                  num_shards: Optional[int] = None, shard_id: Optional[int] = None,
                  cache: Any = None) -> None:
-        import json
         api = "ManifestDataset"
         usage = _choice(usage, ("train", "eval", "inference"), "train", api)
         if not os.path.isfile(dataset_file):

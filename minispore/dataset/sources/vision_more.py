@@ -7,6 +7,7 @@ Each reads its index on construction and the rows lazily, by index, as every
 `MappableSource` (num_samples, shuffle, sampler, num_shards / shard_id, workers).
 """
 import bz2
+import gzip
 import os
 from typing import Any, List, Optional, Sequence, Tuple
 
@@ -106,9 +107,8 @@ class QMnistDataset(MappableSource):
             usage, ["qmnist-test"])
         images, labels = [], []
         for stem in stems:
-            prefix = stem if stem == "xnist" else stem
-            images.append(_read_idx(_idx_path(folder, f"{prefix}-images-idx3-ubyte", api), 3))
-            labels.append(_read_int_idx(_idx_path(folder, f"{prefix}-labels-idx2-int", api)))
+            images.append(_read_idx(_idx_path(folder, f"{stem}-images-idx3-ubyte", api), 3))
+            labels.append(_read_int_idx(_idx_path(folder, f"{stem}-labels-idx2-int", api)))
         image_block, label_block = np.concatenate(images), np.concatenate(labels)
         if usage == "test10k":
             image_block, label_block = image_block[:10000], label_block[:10000]
@@ -130,7 +130,6 @@ class QMnistDataset(MappableSource):
 
 def _read_int_idx(path: str) -> np.ndarray:
     """A 2-D idx file of big-endian int32 (magic 0x00000C02), QMNIST's label format."""
-    import gzip
     opener: Any = gzip.open if path.endswith(".gz") else open
     with opener(path, "rb") as f:
         raw = f.read()

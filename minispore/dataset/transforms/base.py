@@ -14,7 +14,7 @@ class TensorOperation:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        record_init(cls)  # for serialize / deserialize
+        record_init(cls, "transform")  # for serialize / deserialize
 
     def __call__(self, *columns):
         raise NotImplementedError
