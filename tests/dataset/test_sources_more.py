@@ -1236,3 +1236,10 @@ def test_sync_wait_holds_until_sync_update(monkeypatch):
     assert stuck.get_dataset_size() == 2  # counting rows does not wait
     with pytest.raises(RuntimeError, match="no sync_wait step named 'other'"):
         stuck.sync_update("other")
+
+
+def test_a_split_part_is_not_serialized_as_the_whole():
+    data = ds.NumpySlicesDataset({"n": np.arange(4)}, shuffle=False)
+    first, _ = data.split([2, 2], randomize=False)
+    with pytest.raises(TypeError, match="did not record how it was built"):
+        ds.serialize(first)

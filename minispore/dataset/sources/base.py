@@ -77,6 +77,7 @@ class MappableSource(Dataset):
                 self._sampler, "start_index", 0):
             return self._steps["select"](self, indices)
         part = copy.copy(self)
+        part.__dict__.pop("_init_record", None)  # its arguments no longer describe it
         part._sampler = (SubsetRandomSampler if randomize else SubsetSampler)(np.sort(indices))
         part._size, part._epochs_started = None, 0
         return part
