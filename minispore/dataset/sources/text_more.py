@@ -510,9 +510,11 @@ class CLUEDataset(_Parsed):
         task: "AFQMC", "TNEWS", "IFLYTEK", "CMNLI", "WSC" or "CSL".
         usage: "train", "eval" or "test" (test files have an ``id`` and no labels).
 
-    Columns per task and usage follow MindSpore's table, e.g. AFQMC train/eval
-    ``sentence1, sentence2, label`` and test ``id, sentence1, sentence2``; every value is
-    read as a str except ``id``/``idx`` and the WSC spans' indices (int64).
+    Columns per task and usage are the fields of CLUE's files (`_COLUMNS`), e.g. AFQMC
+    train/eval ``sentence1, sentence2, label`` and test ``id, sentence1, sentence2``; every
+    value is read as a str except ``id``/``idx`` and the WSC spans' indices (int64). The
+    test-usage columns of TNEWS, IFLYTEK and CSL were not checked against MindSpore's
+    table.
 
     Example:
         >>> data = ds.CLUEDataset("/data/afqmc/train.json", task="AFQMC")    # doctest: +SKIP
