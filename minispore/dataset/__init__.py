@@ -24,11 +24,14 @@ rest in steps.py) transform them; `iterators.py` turns rows into Tensors. `trans
 """
 import importlib
 
-from . import batching, config, mapping, steps  # noqa: F401  (steps register with Dataset)
+from . import batching, config, mapping, steps, sync  # noqa: F401  (steps register with Dataset)
 from .batching import BatchInfo  # noqa: F401
+from .cache import DatasetCache  # noqa: F401
+from .callbacks import DSCallback, WaitedDSCallback  # noqa: F401
 from .engine import Dataset  # noqa: F401
 from .samplers import (  # noqa: F401
     DistributedSampler,
+    PKSampler,
     RandomSampler,
     Sampler,
     SequentialSampler,
@@ -36,6 +39,7 @@ from .samplers import (  # noqa: F401
     SubsetSampler,
     WeightedRandomSampler,
 )
+from .serialization import compare, deserialize, serialize, show  # noqa: F401
 from .sources import (  # noqa: F401
     Cifar10Dataset,
     Cifar100Dataset,
@@ -50,6 +54,73 @@ from .sources import (  # noqa: F401
     Shuffle,
     TextFileDataset,
 )
+from .sources.audio_files import (  # noqa: F401
+    CMUArcticDataset,
+    GTZANDataset,
+    LibriTTSDataset,
+    LJSpeechDataset,
+    SpeechCommandsDataset,
+    TedliumDataset,
+    YesNoDataset,
+)
+from .sources.padded import PaddedDataset  # noqa: F401
+from .sources.text_more import (  # noqa: F401
+    AGNewsDataset,
+    AmazonReviewDataset,
+    CLUEDataset,
+    CoNLL2000Dataset,
+    DBpediaDataset,
+    EnWik9Dataset,
+    IMDBDataset,
+    IWSLT2016Dataset,
+    IWSLT2017Dataset,
+    Multi30kDataset,
+    PennTreebankDataset,
+    SogouNewsDataset,
+    SQuADDataset,
+    SST2Dataset,
+    UDPOSDataset,
+    WikiTextDataset,
+    YahooAnswersDataset,
+    YelpReviewDataset,
+)
+from .sources.tfrecord import TFRecordDataset  # noqa: F401
+from .sources.vision_folders import (  # noqa: F401
+    DIV2KDataset,
+    FlickrDataset,
+    Flowers102Dataset,
+    Food101Dataset,
+    OmniglotDataset,
+    Places365Dataset,
+    SUN397Dataset,
+)
+from .sources.vision_misc import (  # noqa: F401
+    LFWDataset,
+    LSUNDataset,
+    ManifestDataset,
+    PhotoTourDataset,
+    RenderedSST2Dataset,
+    SBUDataset,
+)
+from .sources.vision_more import (  # noqa: F401
+    Caltech256Dataset,
+    CelebADataset,
+    EMnistDataset,
+    FakeImageDataset,
+    KMnistDataset,
+    QMnistDataset,
+    SemeionDataset,
+    STL10Dataset,
+    SVHNDataset,
+    USPSDataset,
+)
+from .sources.vision_scenes import (  # noqa: F401
+    CityscapesDataset,
+    KITTIDataset,
+    SBDataset,
+    WIDERFaceDataset,
+)
+from .sources.vision_tasks import Caltech101Dataset, CocoDataset, VOCDataset  # noqa: F401
 
 __all__ = ["BatchInfo", "CSVDataset", "Cifar100Dataset", "Cifar10Dataset", "Dataset",
            "DistributedSampler", "FashionMnistDataset", "GeneratorDataset",
@@ -57,6 +128,24 @@ __all__ = ["BatchInfo", "CSVDataset", "Cifar100Dataset", "Cifar10Dataset", "Data
            "RandomSampler", "Sampler", "Schema", "SequentialSampler", "Shuffle",
            "SubsetRandomSampler", "SubsetSampler", "TextFileDataset", "WeightedRandomSampler",
            "config", "zip"]
+__all__ += ["Caltech256Dataset", "CelebADataset", "EMnistDataset", "FakeImageDataset",
+            "KMnistDataset", "QMnistDataset", "SemeionDataset", "STL10Dataset", "SVHNDataset",
+            "USPSDataset"]
+__all__ += ["Caltech101Dataset", "CocoDataset", "VOCDataset"]
+__all__ += ["DIV2KDataset", "FlickrDataset", "Flowers102Dataset", "Food101Dataset",
+            "OmniglotDataset", "Places365Dataset", "SUN397Dataset"]
+__all__ += ["DatasetCache", "IWSLT2016Dataset", "IWSLT2017Dataset", "TFRecordDataset"]
+__all__ += ["LFWDataset", "LSUNDataset", "ManifestDataset", "PhotoTourDataset",
+            "RenderedSST2Dataset", "SBUDataset"]
+__all__ += ["CityscapesDataset", "KITTIDataset", "SBDataset", "WIDERFaceDataset"]
+__all__ += ["compare", "deserialize", "serialize", "show"]
+__all__ += ["DSCallback", "PKSampler", "PaddedDataset", "WaitedDSCallback"]
+__all__ += ["CMUArcticDataset", "GTZANDataset", "LibriTTSDataset", "LJSpeechDataset",
+            "SpeechCommandsDataset", "TedliumDataset", "YesNoDataset"]
+__all__ += ["AGNewsDataset", "AmazonReviewDataset", "CLUEDataset", "CoNLL2000Dataset",
+            "DBpediaDataset", "EnWik9Dataset", "IMDBDataset", "Multi30kDataset",
+            "PennTreebankDataset", "SogouNewsDataset", "SQuADDataset", "SST2Dataset",
+            "UDPOSDataset", "WikiTextDataset", "YahooAnswersDataset", "YelpReviewDataset"]
 
 # imported on first use: vision needs Pillow, and `import minispore` should stay quick
 _SUBMODULES = ("transforms", "vision", "text")

@@ -24,6 +24,7 @@ import numpy as np
 from ..core.tensor import Tensor
 from . import config
 from .iterators import DictIterator, TupleIterator
+from .serialization import record_init
 
 __all__ = ["Dataset", "Epoch", "check_int", "column_names", "split_sizes", "to_numpy"]
 
@@ -31,9 +32,10 @@ __all__ = ["Dataset", "Epoch", "check_int", "column_names", "split_sizes", "to_n
 class Epoch:
     """One epoch of a pipeline: the seed and number every random choice in it derives from."""
 
-    def __init__(self, seed, number):
+    def __init__(self, seed, number, probe=False):
         self.seed = seed
         self.number = number
+        self.probe = probe  # a pass that only inspects the pipeline (no DSCallback hooks)
 
     def key(self, node):
         """The entropy for `node`'s draws this epoch (a list of ints for numpy's SeedSequence)."""
@@ -62,6 +64,8 @@ class Dataset:
         super().__init_subclass__(**kwargs)
         if step is not None:
             Dataset._steps[step] = cls
+        record_init(cls, "dataset")  # for serialize / deserialize
+
     def __init__(self, column_names, children=()):
         self._column_names = list(column_names)
         self._children = list(children)
@@ -92,8 +96,21 @@ class Dataset:
         smaller unless `drop_remainder`). `batch_size` may be a callable of a BatchInfo.
         Keyword arguments: `per_batch_map(col_lists..., batch_info)`, `input_columns`,
         `output_columns`, `python_multiprocessing` (see BatchDataset)."""
-        return self._steps["batch"](self, batch_size, drop_remainder, num_parallel_workers,
-                                    **kwargs)
+        batched = self._steps["batch"](self, batch_size, drop_remainder, num_parallel_workers,
+                                       **kwargs)
+        if "sync_wait" in self._steps:  # sync_wait steps below count in batches (sync.py)
+            self._steps["sync_wait"].set_batch_rows(self, batch_size)
+        return batched
+
+    def sync_wait(self, condition_name, num_batch=1, callback=None):
+        """Wait for `sync_update(condition_name)` after every `num_batch` batches, calling
+        `callback(data)` at each update (see sync.py)."""
+        return self._steps["sync_wait"](self, condition_name, num_batch, callback)
+
+    def sync_update(self, condition_name, num_batch=None, data=None):
+        """Release the pipeline's sync_wait step `condition_name` for `num_batch` batches
+        (default: its own num_batch), calling its callback with `data`."""
+        self._steps["sync_wait"].update(self, condition_name, num_batch, data)
 
     def padded_batch(self, batch_size, drop_remainder=False, num_parallel_workers=None,
                      pad_info=None):
@@ -206,7 +223,7 @@ class Dataset:
         if self._size is None:
             size = self._known_size()
             if size is None:
-                size = sum(1 for _ in self._epoch_rows(Epoch(config.get_seed(), 0)))
+                size = sum(1 for _ in self._epoch_rows(Epoch(config.get_seed(), 0, probe=True)))
             self._size = size
         return self._size
 
@@ -229,7 +246,7 @@ class Dataset:
         return [v.dtype for v in self._first_row()]
 
     def _first_row(self):
-        for row in self._epoch_rows(Epoch(config.get_seed(), 0)):
+        for row in self._epoch_rows(Epoch(config.get_seed(), 0, probe=True)):
             return row
         raise RuntimeError(f"{type(self).__name__}: the dataset is empty; no row to inspect")
 

@@ -7,6 +7,7 @@ processes. A transform that raises stops the pipeline with a RuntimeError naming
 transform, the sample's index in the epoch and the original error.
 """
 from . import config, randomness
+from .callbacks import CallbackRunner, check_callbacks, run_hooks
 from .engine import Dataset, column_names, to_numpy
 from .failures import Failure, failure_from
 from .workers import run_ordered
@@ -16,8 +17,9 @@ __all__ = ["MapDataset", "transform_name"]
 
 class MapDataset(Dataset, step="map"):
     """`dataset.map(operations, input_columns, output_columns, num_parallel_workers,
-    python_multiprocessing)`; `max_rowsize`, `cache`, `callbacks` and `offload` are
-    accepted for MindSpore compatibility and have no effect."""
+    python_multiprocessing, callbacks)`: `callbacks` are DSCallbacks (callbacks.py) called
+    around each epoch and row; `max_rowsize`, `cache` and `offload` are accepted for
+    MindSpore compatibility and have no effect."""
 
     def __init__(self, child, operations, input_columns=None, output_columns=None,
                  num_parallel_workers=None, python_multiprocessing=False, max_rowsize=None,
@@ -40,11 +42,16 @@ class MapDataset(Dataset, step="map"):
         self._processes = bool(python_multiprocessing)
         self._what = f"Dataset.map({', '.join(transform_name(op) for op in ops)})"
         self._job = _MapJob(ops, positions, len(outputs), first, inputs)
+        hooks = check_callbacks(callbacks, "Dataset.map")
+        self._hooks = CallbackRunner(hooks) if hooks else None
 
     def _known_size(self):
         return self._children[0].get_dataset_size()
 
     def _epoch_rows(self, epoch):
+        yield from run_hooks(self._hooks, self._mapped_rows(epoch), epoch.probe)
+
+    def _mapped_rows(self, epoch):
         blocks = _blocks(self._children[0]._epoch_rows(epoch), epoch.key(self))
         for rows in run_ordered(self._job, blocks, self._workers, self._processes, self._what):
             yield from rows

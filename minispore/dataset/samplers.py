@@ -16,13 +16,19 @@ share a seed read disjoint rows (exactly once each when num_shards divides N).
 import numpy as np
 
 from .engine import check_int
+from .serialization import record_init
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "DistributedSampler",
-           "SubsetSampler", "SubsetRandomSampler", "WeightedRandomSampler", "select_sampler"]
+           "SubsetSampler", "SubsetRandomSampler", "WeightedRandomSampler", "PKSampler",
+           "select_sampler"]
 
 
 class Sampler:
     """Base class: `indices(num_rows, rng)` gives one epoch's row indices."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        record_init(cls)  # for serialize / deserialize
 
     def __init__(self, num_samples=None):
         if num_samples is not None:
@@ -49,6 +55,9 @@ class Sampler:
 
     def _order(self, num_rows, rng):
         raise NotImplementedError
+
+
+record_init(Sampler)
 
 
 class SequentialSampler(Sampler):
@@ -158,6 +167,72 @@ class WeightedRandomSampler(Sampler):
         picks = rng.choice(len(self.weights), size=n, replace=self.replacement,
                            p=self.weights / self.weights.sum())
         return _checked(picks, num_rows, type(self).__name__)
+
+
+class PKSampler(Sampler):
+    """P classes times K rows: `num_val` rows of every class of the source's `class_column`
+    (rows of a class repeat when it has fewer), classes in label order (shuffled with
+    `shuffle`, as are the rows picked within a class). For metric learning, e.g. triplet
+    losses that need several rows of each class in a batch.
+
+    Args:
+        num_val: rows per class (K).
+        num_class: not used (MindSpore reserves it too); every class is sampled.
+        shuffle: draw the classes' order and each class's rows at random, every epoch.
+        class_column: the column holding the integer class label (default "label").
+        num_samples: at most this many rows per epoch.
+
+    Example:
+        >>> data = ds.ImageFolderDataset("/data/faces", sampler=ds.PKSampler(4))  # doctest: +SKIP
+    """
+
+    def __init__(self, num_val, num_class=None, shuffle=False, class_column="label",
+                 num_samples=None):
+        super().__init__(num_samples)
+        check_int(num_val, 1, "PKSampler", "num_val")
+        if num_class is not None:
+            raise NotImplementedError("PKSampler: num_class is reserved in MindSpore; leave it "
+                                      "None (every class is sampled)")
+        if not isinstance(class_column, str):
+            raise TypeError(f"PKSampler: class_column must be a column name, got "
+                            f"{class_column!r}")
+        self.num_val, self.shuffle, self.class_column = num_val, bool(shuffle), class_column
+        self._source = None
+        self._classes = None
+
+    def bind(self, source):
+        """The source this sampler picks rows of (called by the source)."""
+        self._source = source
+        self._classes = None
+
+    def _rows_by_class(self, num_rows):
+        if self._classes is None:
+            if self._source is None:
+                raise RuntimeError("PKSampler: not attached to a source (pass it as a "
+                                   "source's sampler=)")
+            column = self._source._column_index(self.class_column, "PKSampler")
+            labels = getattr(self._source, "_labels", None)  # sources that keep them
+            if column != 1 or not isinstance(labels, np.ndarray) or labels.ndim != 1 or \
+                    len(labels) != num_rows:
+                labels = [self._source._read(i)[column] for i in range(num_rows)]
+            labels = np.asarray(labels)
+            if labels.ndim != 1 or labels.dtype.kind not in "iu":
+                raise TypeError(f"PKSampler: column {self.class_column!r} must hold integer "
+                                f"scalars, got {labels.dtype} of shape {labels.shape[1:]}")
+            self._classes = [np.flatnonzero(labels == c) for c in np.unique(labels)]
+        return self._classes
+
+    def _full_count(self, num_rows):
+        return self.num_val * len(self._rows_by_class(num_rows))
+
+    def _order(self, num_rows, rng):
+        classes = self._rows_by_class(num_rows)
+        order = rng.permutation(len(classes)) if self.shuffle else range(len(classes))
+        picks = []
+        for c in order:
+            rows = rng.permutation(classes[c]) if self.shuffle else classes[c]
+            picks.append(rows[np.arange(self.num_val) % len(rows)])
+        return np.concatenate(picks) if picks else np.zeros(0, np.int64)
 
 
 class _IterableSampler(Sampler):

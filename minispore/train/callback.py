@@ -129,6 +129,16 @@ class RunContext:
         return self._stop_requested
 
 
+_HOOKS = tuple(name for name in vars(Callback)
+               if name.startswith("on_") or name in ("__enter__", "__exit__"))
+
+
+def _has_every_hook(cb: Any) -> bool:
+    """A callback from a layer that cannot derive from Callback (dataset.WaitedDSCallback)
+    counts when it has every hook."""
+    return all(callable(getattr(cb, name, None)) for name in _HOOKS)
+
+
 class CallbackList(Callback):
     """Several callbacks called in order, as one. As a context manager it enters every
     callback and exits them all, also when the run raises (closing files, progress bars)."""
@@ -140,7 +150,7 @@ class CallbackList(Callback):
             callbacks = [callbacks]
         callbacks = list(callbacks)
         for cb in callbacks:
-            if not isinstance(cb, Callback):
+            if not isinstance(cb, Callback) and not _has_every_hook(cb):
                 raise TypeError(f"callbacks must be Callback instances, got {type(cb).__name__}")
         self.callbacks = callbacks
         self._stack = None

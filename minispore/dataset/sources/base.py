@@ -47,6 +47,8 @@ class MappableSource(Dataset):
                 parallel.data_parallel():  # each process of a data-parallel job reads its part
             num_shards, shard_id = parallel.world().size, parallel.world().rank
         self._sampler = select_sampler(api, sampler, shuffle, num_samples, num_shards, shard_id)
+        if hasattr(self._sampler, "bind"):  # PKSampler reads the source's labels
+            self._sampler.bind(self)
         self._workers = config.check_workers(num_parallel_workers, api)
         self._processes = bool(python_multiprocessing)
 
@@ -75,6 +77,7 @@ class MappableSource(Dataset):
                 self._sampler, "start_index", 0):
             return self._steps["select"](self, indices)
         part = copy.copy(self)
+        part.__dict__.pop("_init_record", None)  # its arguments no longer describe it
         part._sampler = (SubsetRandomSampler if randomize else SubsetSampler)(np.sort(indices))
         part._size, part._epochs_started = None, 0
         return part

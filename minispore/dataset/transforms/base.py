@@ -1,4 +1,5 @@
 """The base class of every dataset transform (transforms, vision and text)."""
+from ..serialization import record_init
 
 
 class TensorOperation:
@@ -10,6 +11,10 @@ class TensorOperation:
     """
 
     random = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        record_init(cls, "transform")  # for serialize / deserialize
 
     def __call__(self, *columns):
         raise NotImplementedError
