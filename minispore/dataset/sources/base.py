@@ -5,6 +5,8 @@ tuple of numpy arrays, one per column); this class adds MindSpore's `num_samples
 `shuffle`, `sampler`, `num_shards` / `shard_id` and `num_parallel_workers` to it.
 """
 import copy
+import json
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -98,3 +100,17 @@ class _ReadJob:
                 return failure_from(error, f"{self.source._api}: reading row {int(index)} "
                                            f"failed")
         return rows
+
+
+def json_lines(api: str, path: str) -> Iterator[Any]:
+    """The JSON value of each non-blank line of `path` (JSON Lines); a line that is not JSON
+    is a RuntimeError naming the file and the line."""
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise RuntimeError(f"{api}: {path}:{number} is not JSON: {error}") from None
+            yield record

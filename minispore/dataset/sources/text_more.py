@@ -26,7 +26,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .base import MappableSource
+from .base import MappableSource, json_lines
 from .text_files import Shuffle, _FileSource
 from .vision_files import _check_dir
 
@@ -547,18 +547,10 @@ class CLUEDataset(_Parsed):
 
     def _parse(self, path: str) -> List[Row]:
         out: List[Row] = []
-        with open(path, encoding="utf-8") as f:
-            for number, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as error:
-                    raise RuntimeError(f"CLUEDataset: {path}:{number} is not JSON: {error}") \
-                        from None
-                record.update(record.pop("target", {}))  # WSC nests the spans in "target"
-                out.append(tuple(self._value(record.get(name, ""), name)
-                                 for name in self._column_names))
+        for record in json_lines("CLUEDataset", path):
+            record.update(record.pop("target", {}))  # WSC nests the spans in "target"
+            out.append(tuple(self._value(record.get(name, ""), name)
+                             for name in self._column_names))
         return out
 
     def _value(self, value: Any, name: str) -> np.ndarray:

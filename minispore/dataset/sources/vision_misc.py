@@ -1,13 +1,12 @@
 """More image datasets of plain files: SBU captioned photos, LSUN (as extracted image
 folders; the LMDB release is not read), PhotoTour patches (bmp sheets of 64x64 patches) and
 LFW (people and pairs), Rendered SST-2 and ModelArts manifests."""
-import json
 import os
 from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .base import MappableSource
+from .base import MappableSource, json_lines
 from .vision_files import _check_dir
 from .vision_more import _choice, _ImageFiles
 
@@ -15,6 +14,23 @@ __all__ = ["SBUDataset", "LSUNDataset", "PhotoTourDataset", "LFWDataset",
            "RenderedSST2Dataset", "ManifestDataset"]
 
 _IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
+
+
+def _labelled_images(api: str, root: str,
+                     folders: Sequence[Tuple[str, int]]) -> Tuple[List[str], List[np.uint32]]:
+    """(image paths, labels) of the images in each (sub-folder of root, label), in sorted
+    file order; a missing folder is an error."""
+    files: List[str] = []
+    labels: List[np.uint32] = []
+    for name, label in folders:
+        path = os.path.join(root, name)
+        if not os.path.isdir(path):
+            raise ValueError(f"{api}: folder {path} is missing")
+        for file in sorted(os.listdir(path)):
+            if file.lower().endswith(_IMAGE_SUFFIXES):
+                files.append(os.path.join(path, file))
+                labels.append(np.uint32(label))
+    return files, labels
 
 
 class SBUDataset(_ImageFiles):
@@ -93,15 +109,7 @@ class LSUNDataset(_ImageFiles):
                 for part in (["train", "val"] if usage == "all" else
                              ["val" if usage == "valid" else "train"]):
                     folders.append((f"{name}_{part}", label))
-        files, labels = [], []
-        for name, label in folders:
-            path = os.path.join(folder, name)
-            if not os.path.isdir(path):
-                raise ValueError(f"{api}: folder {path} is missing")
-            for file in sorted(os.listdir(path)):
-                if file.lower().endswith(_IMAGE_SUFFIXES):
-                    files.append(os.path.join(path, file))
-                    labels.append(np.uint32(label))
+        files, labels = _labelled_images(api, folder, folders)
         super().__init__(api, ["image", "label"], files, labels, decode, num_samples,
                          num_parallel_workers, shuffle, sampler, num_shards, shard_id)
 
@@ -269,17 +277,11 @@ class RenderedSST2Dataset(_ImageFiles):
         api = "RenderedSST2Dataset"
         folder = _check_dir(dataset_dir, api)
         usage = _choice(usage, ("train", "val", "test", "all"), "all", api)
-        files, labels = [], []
-        for part in (["train", "valid", "test"] if usage == "all" else
-                     ["valid" if usage == "val" else usage]):
-            for label, kind in enumerate(("negative", "positive")):
-                path = os.path.join(folder, part, kind)
-                if not os.path.isdir(path):
-                    raise ValueError(f"{api}: folder {path} is missing")
-                for file in sorted(os.listdir(path)):
-                    if file.lower().endswith(_IMAGE_SUFFIXES):
-                        files.append(os.path.join(path, file))
-                        labels.append(np.uint32(label))
+        parts = ["train", "valid", "test"] if usage == "all" else \
+            ["valid" if usage == "val" else usage]
+        files, labels = _labelled_images(api, folder, [
+            (os.path.join(part, kind), label) for part in parts
+            for label, kind in enumerate(("negative", "positive"))])
         super().__init__(api, ["image", "label"], files, labels, decode, num_samples,
                          num_parallel_workers, shuffle, sampler, num_shards, shard_id)
 
@@ -310,19 +312,11 @@ class ManifestDataset(_ImageFiles):
             raise ValueError(f"{api}: dataset_file {dataset_file!r} is not a file")
         base = os.path.dirname(os.path.abspath(dataset_file))
         entries = []
-        with open(dataset_file, encoding="utf-8") as f:
-            for number, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as error:
-                    raise RuntimeError(f"{api}: {dataset_file}:{number} is not JSON: "
-                                       f"{error}") from None
-                if str(record.get("usage", "")).lower() != usage:
-                    continue
-                names = [a["name"] for a in record.get("annotation", []) if "name" in a]
-                entries.append((os.path.join(base, record["source"]), names))
+        for record in json_lines(api, dataset_file):
+            if str(record.get("usage", "")).lower() != usage:
+                continue
+            names = [a["name"] for a in record.get("annotation", []) if "name" in a]
+            entries.append((os.path.join(base, record["source"]), names))
         if class_indexing is None:
             found = sorted({n for _, names in entries for n in names})
             class_indexing = {name: i for i, name in enumerate(found)}
