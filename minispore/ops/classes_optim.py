@@ -120,14 +120,20 @@ def _ada_max(self, var, m, v, beta1_power, lr, beta1, beta2, epsilon, grad):
     return out[2], out[0], out[1]
 
 
-def _adam(self, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
+def adam_values(self, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
+    """Adam (optionally Nesterov's): the new (var, m, v)."""
     new_m = F.add(F.mul(m, beta1), F.mul(grad, F.sub(1.0, beta1)))
     new_v = F.add(F.mul(v, beta2), F.mul(F.square(grad), F.sub(1.0, beta2)))
     lr_t = F.div(F.mul(lr, F.sqrt(F.sub(1.0, beta2_power))), F.sub(1.0, beta1_power))
     direction = (F.add(F.mul(new_m, beta1), F.mul(grad, F.sub(1.0, beta1)))
                  if self.use_nesterov else new_m)
-    step = F.div(F.mul(lr_t, direction), F.add(F.sqrt(new_v), epsilon))
-    out = _assign_all((m, new_m), (v, new_v), (var, F.sub(var, step)))
+    return F.sub(var, F.div(F.mul(lr_t, direction), F.add(F.sqrt(new_v), epsilon))), new_m, new_v
+
+
+def _adam(self, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
+    new_var, new_m, new_v = adam_values(self, var, m, v, beta1_power, beta2_power, lr, beta1,
+                                        beta2, epsilon, grad)
+    out = _assign_all((m, new_m), (v, new_v), (var, new_var))
     return out[2], out[0], out[1]
 
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from . import functional as F
 from .classes_ext import _configured_class
-from .classes_optim import (adadelta_values, adagrad_values, ftrl_values,
+from .classes_optim import (adadelta_values, adagrad_values, adam_values, ftrl_values,
                             proximal_adagrad_values, rms_prop_values)
 
 
@@ -49,15 +49,6 @@ def _sparse(values: Callable[..., Any], slots: int, arrange: Callable[..., tuple
             return tuple(F.zeros((1,), p.dtype) for p in params)
         return written
     return call
-
-
-def _adam_values(self, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
-    new_m = F.add(F.mul(m, beta1), F.mul(grad, F.sub(1.0, beta1)))
-    new_v = F.add(F.mul(v, beta2), F.mul(F.square(grad), F.sub(1.0, beta2)))
-    lr_t = F.div(F.mul(lr, F.sqrt(F.sub(1.0, beta2_power))), F.sub(1.0, beta1_power))
-    direction = (F.add(F.mul(new_m, beta1), F.mul(grad, F.sub(1.0, beta1)))
-                 if self.use_nesterov else new_m)
-    return F.sub(var, F.div(F.mul(lr_t, direction), F.add(F.sqrt(new_v), epsilon))), new_m, new_v
 
 
 def _as_given(self, slots, rest):
@@ -91,9 +82,9 @@ CONFIGURED: dict[str, tuple[dict[str, Any], Callable[..., Any]]] = {
                                 *rows, rest[0], rest[1], self.epsilon, rest[2]), 5)),
     # the fused forms: placeholder outputs
     "FusedSparseAdam": ({"use_locking": False, "use_nesterov": False},
-                        _sparse(_adam_values, 3, _as_given, 9, fused=True, lazy=False)),
+                        _sparse(adam_values, 3, _as_given, 9, fused=True, lazy=False)),
     "FusedSparseLazyAdam": ({"use_locking": False, "use_nesterov": False},
-                            _sparse(_adam_values, 3, _as_given, 9, fused=True)),
+                            _sparse(adam_values, 3, _as_given, 9, fused=True)),
     "FusedSparseFtrl": ({"lr": 0.001, "l1": 0.0, "l2": 0.0, "lr_power": -0.5,
                          "use_locking": False},
                         _sparse(ftrl_values, 3, lambda self, rows, rest: (
